@@ -1,0 +1,179 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// fetchTextChars bounds a fetched document's text (R-8). It equals the
+// read_record_field default window, so the continuation starts where the
+// document stops.
+const fetchTextChars = 4096
+
+// titleKeys are payload fields that hold a record's own title.
+var titleKeys = []string{"title", "subject", "name", "summary"}
+
+// textKeys are payload fields that usually hold a record's main prose,
+// in order of preference; otherwise the longest string field is used.
+var textKeys = []string{"text", "body_text", "content", "body", "message", "description", "snippet", "summary"}
+
+// timeKeys orders timestamps for fallback titles: authored and event times
+// before ingest time (R-7).
+var timeKeys = []string{"sent_at", "authored_at", "created_at", "received_at", "create_time", "occurred_at",
+	"source_created_at", "message_received_at", "date", "updated_at", "update_time"}
+
+// document is the MCP/OpenAI search-fetch document: exactly these five
+// members (R-8).
+type document struct {
+	ID, Title, Text, URL string
+	Metadata             []field
+}
+
+func (d document) fields() []field {
+	return []field{{"id", d.ID}, {"title", d.Title}, {"text", d.Text}, {"url", d.URL}, {"metadata", orderedJSON(d.Metadata)}}
+}
+
+// buildDocument renders an RS record as a document. The payload is
+// projected to `fields` first, so nothing unrequested reaches text,
+// title or metadata even when the RS ignored the projection.
+func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string) document {
+	if rec.ConnectionID != "" {
+		ref.ConnectionID = rec.ConnectionID
+	}
+	payload := project(rec.Data, fields)
+	members, _ := orderedObject(payload)
+	strs := stringMembers(members)
+
+	doc := document{ID: requestedID}
+	doc.Title = firstOf(strs, titleKeys)
+	eventTime := firstOf(strs, timeKeys)
+	if doc.Title == "" {
+		doc.Title = fallbackTitle(rec.DisplayName, rec.ConnectorKey, ref.Stream, eventTime, rec.EmittedAt)
+	}
+	doc.URL = recordURL(base, ref)
+
+	textField := firstKeyOf(strs, textKeys)
+	if textField == "" {
+		textField = longestString(strs)
+	}
+	meta := []field{{"connection_id", ref.ConnectionID}, {"connector_key", connectorKey(rec.ConnectorKey)}, {"stream", ref.Stream}, {"record_id", ref.RecordID}}
+	if rec.DisplayName != "" {
+		meta = append(meta, field{"display_name", rec.DisplayName})
+	}
+	if eventTime != "" {
+		meta = append(meta, field{"event_time", eventTime})
+	}
+	if rec.EmittedAt != "" {
+		meta = append(meta, field{"emitted_at", rec.EmittedAt})
+	}
+	if textField == "" {
+		// No prose: show the (projected, sanitized) payload as compact JSON.
+		preview := string(contentladder.SanitizeForPreview(payload, 512))
+		doc.Text, _ = contentladder.TruncateRunes(preview, fetchTextChars)
+		return withMeta(doc, meta)
+	}
+	full := strs[textField]
+	total := len([]rune(full))
+	text, cut := contentladder.TruncateRunes(full, fetchTextChars)
+	meta = append(meta, field{"text_field", textField}, field{"text_total_chars", total}, field{"text_complete", !cut})
+	if cut {
+		shown := len([]rune(text)) - len([]rune(contentladder.Ellipsis))
+		next := fmt.Sprintf(`read_record_field {"id":%s,"field_path":%s,"offset_chars":%d}`, quote(ref.ID()), quote(textField), shown)
+		meta = append(meta, field{"next_read", next})
+		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
+	}
+	doc.Text = text
+	return withMeta(doc, meta)
+}
+
+func withMeta(d document, meta []field) document { d.Metadata = meta; return d }
+
+// connectorKey reduces a registry URI source id to its canonical key.
+func connectorKey(k string) string {
+	if i := strings.LastIndex(k, "/"); i >= 0 && strings.Contains(k, "://") {
+		return k[i+1:]
+	}
+	return k
+}
+
+// fallbackTitle names an untitled record by source, stream and its
+// authored time; ingest time only when nothing better exists. Never the
+// snippet or body (R-7).
+func fallbackTitle(display, connector, stream, eventTime, emittedAt string) string {
+	label := display
+	if label == "" {
+		label = connectorKey(connector)
+	}
+	ts := eventTime
+	if ts == "" {
+		ts = emittedAt
+	}
+	var parts []string
+	for _, p := range []string{label, stream, ts} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+// recordURL is the canonical RS address of a record, scoped to its
+// connection so the reference is unambiguous.
+func recordURL(base string, ref contentladder.RecordRef) string {
+	u := strings.TrimRight(base, "/") + "/v1/streams/" + url.PathEscape(ref.Stream) + "/records/" + url.PathEscape(ref.RecordID)
+	if ref.ConnectionID != "" {
+		u += "?connection_id=" + url.QueryEscape(ref.ConnectionID)
+	}
+	return u
+}
+
+func stringMembers(members []kv) map[string]string {
+	out := map[string]string{}
+	for _, m := range members {
+		var s string
+		if json.Unmarshal(m.value, &s) == nil && strings.TrimSpace(s) != "" {
+			out[m.key] = s
+		}
+	}
+	return out
+}
+
+func firstOf(strs map[string]string, keys []string) string {
+	if k := firstKeyOf(strs, keys); k != "" {
+		return strs[k]
+	}
+	return ""
+}
+
+func firstKeyOf(strs map[string]string, keys []string) string {
+	for _, k := range keys {
+		if _, ok := strs[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// longestString picks the longest string member that reads as prose
+// (not base64), deterministically.
+func longestString(strs map[string]string) string {
+	best, bestLen := "", 0
+	for k, v := range strs {
+		if contentladder.IsLargeBase64(v) {
+			continue
+		}
+		n := len([]rune(v))
+		if n > bestLen || (n == bestLen && k < best) {
+			best, bestLen = k, n
+		}
+	}
+	if bestLen < 40 { // ids and labels are not a document body
+		return ""
+	}
+	return best
+}

@@ -1,0 +1,249 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
+)
+
+// Search rendering bounds.
+const (
+	searchTextBudget     = 1800 // bytes of content[] text
+	searchTextSnippet    = 110  // runes of snippet per hit line
+	searchResultSnippet  = 320  // runes of snippet in structuredContent.results
+	searchLadderHits     = 10
+	searchResourceLinks  = 3
+	searchTitleRunes     = 90
+	searchTextHitsMax    = 12
+)
+
+// searchHit is one merged hit with its source identity.
+type searchHit struct {
+	Ref                     contentladder.RecordRef
+	ConnectionID            string
+	ConnectorKey, Display   string
+	Title, URL              string
+	Snippet, SnippetField   string
+	MatchedFields           []string
+	AuthoredAt, EmittedAt   string
+}
+
+func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) searchHit {
+	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
+	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
+		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, URL: recordURL(base, ref)}
+	if ix != nil {
+		if src, ok := ix.Connection(h.ConnectionID); ok {
+			if out.ConnectorKey == "" {
+				out.ConnectorKey = src.ConnectorKey
+			}
+			if out.Display == "" {
+				out.Display = src.DisplayName
+			}
+		}
+	}
+	if h.Snippet != nil {
+		out.SnippetField = h.Snippet.Field
+		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
+	}
+	out.Title = hitTitle(out, ix)
+	return out
+}
+
+// hitTitle is the record's own title when the snippet is a complete
+// primary-title field, else source / stream / authored time — never the
+// snippet of body text.
+func hitTitle(h searchHit, ix *schemaindex.Index) string {
+	if ix != nil && h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && isTitleField(ix, h) {
+		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
+			return t
+		}
+	}
+	return fallbackTitle(h.Display, h.ConnectorKey, h.Ref.Stream, h.AuthoredAt, h.EmittedAt)
+}
+
+func isTitleField(ix *schemaindex.Index, h searchHit) bool {
+	view, err := ix.Stream(h.Ref.Stream, h.ConnectionID, nil)
+	if err != nil {
+		return false
+	}
+	for _, src := range view.Sources {
+		for _, f := range src.FieldCaps {
+			if f.Name == h.SnippetField {
+				return f.Caps.Role == "primary-title"
+			}
+		}
+	}
+	return false
+}
+
+func (h searchHit) result() []field {
+	f := []field{{"id", h.Ref.ID()}, {"title", h.Title}, {"url", h.URL}, {"connection_id", h.ConnectionID},
+		{"connector_key", h.ConnectorKey}, {"stream", h.Ref.Stream}, {"record_id", h.Ref.RecordID}}
+	if h.Display != "" {
+		f = append(f, field{"display_name", h.Display})
+	}
+	if h.Snippet != "" {
+		f = append(f, field{"snippet", h.Snippet}, field{"snippet_field", h.SnippetField})
+	}
+	if len(h.MatchedFields) > 0 {
+		f = append(f, field{"matched_fields", h.MatchedFields})
+	}
+	if h.AuthoredAt != "" {
+		f = append(f, field{"authored_at", h.AuthoredAt})
+	}
+	if h.EmittedAt != "" {
+		f = append(f, field{"emitted_at", h.EmittedAt})
+	}
+	return f
+}
+
+// sourceMix counts hits per connection, in first-seen order.
+func (p *searchPage) sourceMix() []field {
+	var order []string
+	counts := map[string]int{}
+	label := map[string]string{}
+	for _, h := range p.hits {
+		if _, ok := counts[h.ConnectionID]; !ok {
+			order = append(order, h.ConnectionID)
+			label[h.ConnectionID] = strings.Trim(h.ConnectorKey+" "+h.Display, " ")
+		}
+		counts[h.ConnectionID]++
+	}
+	out := make([]field, 0, len(order))
+	for _, c := range order {
+		out = append(out, field{c + "|" + label[c], counts[c]})
+	}
+	return out
+}
+
+func (p *searchPage) structured(a searchArgs) json.RawMessage {
+	results := make([]json.RawMessage, len(p.hits))
+	for i, h := range p.hits {
+		results[i] = orderedJSON(h.result())
+	}
+	data := []field{{"object", "search"}, {"q", a.Q}, {"mode", a.Mode}, {"result_count", len(p.hits)}, {"has_more", p.hasMore}}
+	if p.nextCursor != "" {
+		data = append(data, field{"next_cursor", p.nextCursor})
+	}
+	if p.multiConn {
+		var mix []json.RawMessage
+		for _, m := range p.sourceMix() {
+			conn, label, _ := strings.Cut(m.Key, "|")
+			mix = append(mix, orderedJSON([]field{{"connection_id", conn}, {"label", label}, {"count", m.Value}}))
+		}
+		data = append(data, field{"source_mix", mix})
+	}
+	if len(p.recall) > 0 {
+		data = append(data, field{"recall", orderedJSON([]field{{"complete", false}, {"notes", p.recall}})})
+	}
+	if len(p.warnings) > 0 {
+		data = append(data, field{"warnings", p.warnings})
+	}
+	out := []field{{"results", results}, {"data", orderedJSON(data)}}
+	if ladder := p.ladder(a); len(ladder) > 0 {
+		out = append(out, field{"content_ladder", ladder})
+	}
+	return orderedJSON(out)
+}
+
+// ladder gives each top hit's matched field a continuation: a read around
+// the query term, as tool arguments and as a field-window resource.
+func (p *searchPage) ladder(a searchArgs) []contentladder.LadderEntry {
+	var out []contentladder.LadderEntry
+	for i, h := range p.hits {
+		if i == searchLadderHits || h.SnippetField == "" || h.ConnectionID == "" {
+			break
+		}
+		q := firstTerm(h.Snippet, a.Q)
+		out = append(out, contentladder.LadderEntry{
+			ID: h.Ref.ID(), ConnectionID: h.ConnectionID, Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
+			FieldPath: h.SnippetField, Type: "string", Class: contentladder.ClassText, Status: contentladder.StatusSnippetOnly,
+			Continuation: &contentladder.Continuation{Tool: contentladder.ToolReadRecordField,
+				Args:        map[string]any{"id": h.Ref.ID(), "field_path": h.SnippetField, "q": q},
+				ResourceURI: contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})},
+		})
+	}
+	return out
+}
+
+// firstTerm is the first highlighted term of a snippet (the exact text the
+// field contains, so a case-sensitive field-window q finds it), else the query.
+func firstTerm(snippet, q string) string {
+	if _, rest, ok := strings.Cut(snippet, "<mark>"); ok {
+		if term, _, ok := strings.Cut(rest, "</mark>"); ok && strings.TrimSpace(term) != "" {
+			return term
+		}
+	}
+	return q
+}
+
+// text renders the hits for a model that reads only content[]:
+// first_fetch_id first, paging handles, source mix, then bounded hit lines.
+func (p *searchPage) text(a searchArgs) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "search: %d hits.", len(p.hits))
+	if len(p.hits) > 0 {
+		fmt.Fprintf(&b, " first_fetch_id=%s", p.hits[0].Ref.ID())
+	}
+	fmt.Fprintf(&b, " has_more=%t", p.hasMore)
+	if p.nextCursor != "" {
+		fmt.Fprintf(&b, " next_cursor=%s", p.nextCursor)
+	}
+	if p.multiConn {
+		b.WriteString("\nsource_mix:")
+		for _, m := range p.sourceMix() {
+			conn, label, _ := strings.Cut(m.Key, "|")
+			fmt.Fprintf(&b, " %s(%s)=%v", conn, label, m.Value)
+		}
+	}
+	for _, w := range p.warnings {
+		b.WriteString("\nwarning " + w.Code + ": " + w.Message)
+	}
+	if len(p.recall) > 0 {
+		b.WriteString("\nwarning recall: ranked over a bounded candidate window, not all matches; more may exist, do not treat this page as exhaustive")
+	}
+	footer := "\nfetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
+	shown := 0
+	for i, h := range p.hits {
+		if i == searchTextHitsMax {
+			break
+		}
+		snippet, _ := contentladder.TruncateMarked(h.Snippet, searchTextSnippet)
+		title, _ := contentladder.TruncateRunes(h.Title, searchTitleRunes)
+		line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
+		if h.SnippetField != "" {
+			line += fmt.Sprintf(" %s: %s", h.SnippetField, snippet)
+		}
+		if b.Len()+len(line)+len(footer)+60 > searchTextBudget {
+			break
+		}
+		b.WriteString(line)
+		shown++
+	}
+	if shown < len(p.hits) {
+		fmt.Fprintf(&b, "\n%d more hits in structuredContent.results", len(p.hits)-shown)
+	}
+	if len(p.hits) > 0 {
+		b.WriteString(footer)
+	}
+	return b.String()
+}
+
+// resourceLinks point resource-aware clients at the top hits' records.
+func (p *searchPage) resourceLinks() []mcp.Content {
+	var out []mcp.Content
+	for i, h := range p.hits {
+		if i == searchResourceLinks || h.ConnectionID == "" {
+			break
+		}
+		out = append(out, mcp.NewResourceLink(contentladder.RecordURI(h.Ref), h.Title, "record "+h.Ref.ID(), "application/json"))
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// addResources registers the tier-3 resource templates of seed 004. Reads
+// are equivalent to the tools (fetch, read_record_field), bounded, and use
+// the caller's own grant: handles name data, they never authorize it.
+func (s *Server) addResources() {
+	s.mcp.AddResourceTemplate(
+		mcp.NewResourceTemplate(contentladder.RecordURIPrefix+"{handle}", "pdpp-record",
+			mcp.WithTemplateTitle("PDPP record"),
+			mcp.WithTemplateDescription("One grant-scoped record as a fetch document."),
+			mcp.WithTemplateMIMEType("application/json")),
+		s.readRecordResource)
+	s.mcp.AddResourceTemplate(
+		mcp.NewResourceTemplate(contentladder.FieldWindowURIPrefix+"{handle}", "pdpp-field-window",
+			mcp.WithTemplateTitle("PDPP record field window"),
+			mcp.WithTemplateDescription("One bounded text window of a record field, with next/previous window URIs."),
+			mcp.WithTemplateMIMEType("text/plain")),
+		s.readFieldWindowResource)
+}
+
+// resourceError turns a typed failure into the error text of a JSON-RPC
+// error: the compact envelope, so clients still see code and message.
+func resourceError(te *toolError) error {
+	body := orderedJSON([]field{{"error", te.Envelope}, {"http_status", te.Status}})
+	return errors.New(string(body))
+}
+
+func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := req.Params.URI
+	ref, _, err := contentladder.ParseID(uri)
+	if err != nil {
+		return nil, resourceError(newAdapterError("invalid_handle", err.Error()))
+	}
+	g, te := s.route(ctx, ref.Stream, ref.ConnectionID)
+	if te != nil {
+		return nil, resourceError(te)
+	}
+	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID})
+	if err != nil {
+		return nil, resourceError(fromError(err))
+	}
+	doc := buildDocument(ref.ID(), ref, rec, nil, s.rs.BaseURL())
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(orderedJSON(doc.fields()))}}, nil
+}
+
+func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := req.Params.URI
+	handle, ok := strings.CutPrefix(uri, contentladder.FieldWindowURIPrefix)
+	if !ok {
+		return nil, resourceError(newAdapterError("invalid_handle", "not a pdpp://field-window/ URI"))
+	}
+	spec, err := contentladder.ParseFieldWindowHandle(handle)
+	if err != nil {
+		return nil, resourceError(fromError(err))
+	}
+	wr := windowRequest{Ref: spec.Ref, FieldPath: spec.FieldPath, Offset: spec.OffsetChars, Limit: spec.LimitChars, LimitSet: spec.LimitChars > 0}
+	if wr.Limit <= 0 {
+		wr.Limit = defaultWindowChars
+	}
+	if wr.Limit > maxWindowChars {
+		wr.Limit = maxWindowChars
+	}
+	if spec.HasQ {
+		before, after := spec.BeforeChars, spec.AfterChars
+		if before == 0 && after == 0 {
+			before, after = defaultContextChars, defaultContextChars
+		}
+		wr.Q, wr.Before, wr.After = spec.Q, &before, &after
+	}
+	res, te := s.readWindow(ctx, wr)
+	if te != nil {
+		return nil, resourceError(te)
+	}
+	structured, _ := json.Marshal(json.RawMessage(orderedJSON(res.structured())))
+	return []mcp.ResourceContents{
+		mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: res.text()},
+		mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(structured)},
+	}, nil
+}

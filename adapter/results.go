@@ -1,0 +1,47 @@
+package adapter
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// errorResult renders an error as an isError tool result. The text is the
+// compact JSON of {error, http_status?}; structuredContent is the same
+// object, which conforms to every tool's outputSchema (each declares the
+// optional `error` and `http_status` properties), so official SDK clients
+// that validate structuredContent on errors accept it (R-12).
+func errorResult(e *toolError) *mcp.CallToolResult {
+	fields := []field{{"error", e.Envelope}}
+	if e.Status != 0 {
+		fields = append(fields, field{"http_status", e.Status})
+	}
+	body := orderedJSON(fields)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
+		StructuredContent: json.RawMessage(body),
+		IsError:           true,
+	}
+}
+
+// textResult is a success: model-visible text plus the structured envelope.
+func textResult(text string, structured any) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
+	if structured != nil {
+		res.StructuredContent = json.RawMessage(marshalNoEscape(structured))
+	}
+	return res
+}
+
+// decodeArgs decodes validated arguments strictly into dst. Unknown keys
+// were already rejected by the input schema; rejecting them again here
+// keeps handlers safe if validation is ever bypassed.
+func decodeArgs(raw json.RawMessage, dst any) *toolError {
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return newAdapterError("invalid_arguments", "arguments do not match the tool's input schema: "+err.Error())
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// DefaultServerName is the serverInfo.name advertised when none is configured.
+const DefaultServerName = "pdpp-mcp"
+
+// Config configures one adapter. The same Server serves stdio and hosted
+// transports; only where grants come from differs.
+type Config struct {
+	// RS is the client for the configured resource server.
+	RS *rsclient.Client
+	// ServerName and Version are advertised in serverInfo.
+	ServerName, Version string
+	// Grants is the fixed source set (stdio). When empty, each call uses
+	// the grant of its request, attached with WithRequestGrant (hosted).
+	Grants []Grant
+	// SchemaTTL bounds how long a grant's schema stays cached (soft
+	// state, keyed by a hash of the token). Default 30s.
+	SchemaTTL time.Duration
+	// CursorKey signs read_record_field continuation cursors; replicas
+	// sharing a key accept each other's cursors. Default: random per process.
+	CursorKey *contentladder.CursorKey
+	// Logger receives structured diagnostics (never bearers). Default: discard.
+	Logger *slog.Logger
+	// Now is the clock (tests). Default time.Now.
+	Now func() time.Time
+}
+
+// Server is one configured MCP adapter.
+type Server struct {
+	cfg     Config
+	rs      *rsclient.Client
+	mcp     *server.MCPServer
+	schemas *schemaCache
+	prm     *prmCache
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New builds the adapter: the six tools in catalog order, resource
+// templates, and strict input validation before any handler runs.
+func New(cfg Config) (*Server, error) {
+	if cfg.RS == nil {
+		return nil, errors.New("adapter: Config.RS is required")
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = DefaultServerName
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.SchemaTTL <= 0 {
+		cfg.SchemaTTL = 30 * time.Second
+	}
+	if cfg.CursorKey == nil {
+		cfg.CursorKey = contentladder.RandomCursorKey()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{
+		cfg:     cfg,
+		rs:      cfg.RS,
+		schemas: newSchemaCache(cfg.SchemaTTL, 1024, cfg.Now),
+		prm:     newPRMCache(5*time.Minute, cfg.Now),
+		log:     cfg.Logger,
+		now:     cfg.Now,
+	}
+	order := ToolNames()
+	s.mcp = server.NewMCPServer(cfg.ServerName, cfg.Version,
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithInputSchemaValidation(),
+		server.WithRecovery(),
+		// mcp-go lists tools sorted by name; R-1 wants catalog order.
+		server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+			return sortByCatalog(tools, order)
+		}),
+	)
+	for _, spec := range catalog() {
+		s.mcp.AddTool(spec.mcpTool(), s.toolHandler(spec))
+	}
+	s.addResources()
+	return s, nil
+}
+
+// MCP returns the underlying mcp-go server (for transports and tests).
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+// toolHandler adapts a spec's handler to mcp-go: it extracts the raw
+// arguments and turns panics into typed adapter errors, never into
+// JSON-RPC failures.
+func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.RawArguments
+		if len(args) == 0 {
+			raw, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return errorResult(newAdapterError("invalid_arguments", "arguments must be a JSON object")), nil
+			}
+			args = raw
+		}
+		if string(args) == "null" {
+			args = json.RawMessage(`{}`)
+		}
+		start := s.now()
+		res := spec.Handle(ctx, s, args)
+		s.log.Debug("tool call", "tool", spec.Name, "is_error", res.IsError, "duration", s.now().Sub(start))
+		return res, nil
+	}
+}
+
+// sortByCatalog orders tools as the catalog does; unknown tools keep their
+// relative order after the catalog ones.
+func sortByCatalog(tools []mcp.Tool, order []string) []mcp.Tool {
+	rank := make(map[string]int, len(order))
+	for i, n := range order {
+		rank[n] = i
+	}
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, n := range order {
+		for _, t := range tools {
+			if t.Name == n {
+				out = append(out, t)
+			}
+		}
+	}
+	for _, t := range tools {
+		if _, ok := rank[t.Name]; !ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

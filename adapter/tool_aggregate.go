@@ -1,0 +1,165 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+var aggregateTool = toolSpec{
+	Name:  "aggregate",
+	Title: "Aggregate PDPP records",
+	Description: "Compute count, sum, min, max or count_distinct over one stream without reading record bodies. " +
+		"Group a count by one field (group_by) or by time (group_by_time + granularity), not both. " +
+		"Buckets beyond limit are summed in other_count: a positive other_count means the list is top-N truncated.",
+	Input: `{"type":"object","required":["stream","metric"],"properties":{` +
+		`"stream":` + streamSchema + `,` +
+		`"metric":{"type":"string","enum":["count","sum","min","max","count_distinct"]},` +
+		`"field":{"type":"string","minLength":1,"description":"Needed for sum, min, max, count_distinct."},` +
+		`"group_by":{"type":"string","minLength":1},` +
+		`"group_by_time":{"type":"string","minLength":1},` +
+		`"granularity":{"type":"string","enum":["minute","hour","day","week","month","quarter","year"]},` +
+		`"time_zone":{"type":"string","minLength":1,"description":"IANA zone for time buckets; default UTC."},` +
+		`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Buckets, default 10."},` +
+		`"filter":` + filterSchema + `,` +
+		`"connection_id":` + connectionIDSchema + `},` +
+		`"additionalProperties":false}`,
+	Output: `{"type":"object","properties":{"data":{"type":"object"},` + errorOutputProps + `}}`,
+	Handle: handleAggregate,
+}
+
+type aggregateArgs struct {
+	Stream       string          `json:"stream"`
+	Metric       string          `json:"metric"`
+	Field        string          `json:"field"`
+	GroupBy      string          `json:"group_by"`
+	GroupByTime  string          `json:"group_by_time"`
+	Granularity  string          `json:"granularity"`
+	TimeZone     string          `json:"time_zone"`
+	Limit        int             `json:"limit"`
+	Filter       json.RawMessage `json:"filter"`
+	ConnectionID string          `json:"connection_id"`
+}
+
+// check enforces the cross-field rules the input schema cannot express
+// without top-level combinators, so bad calls never reach the RS.
+func (a aggregateArgs) check() *toolError {
+	bad := func(param, msg string) *toolError {
+		return newAdapterError("invalid_aggregate", msg, field{"param", param})
+	}
+	switch {
+	case a.Metric == "count" && a.Field != "":
+		return bad("field", "metric count takes no field; use count_distinct to count distinct values")
+	case a.Metric != "count" && a.Field == "":
+		return bad("field", fmt.Sprintf("metric %s needs field", a.Metric))
+	case a.GroupBy != "" && a.GroupByTime != "":
+		return bad("group_by", "use group_by or group_by_time, not both")
+	case (a.GroupBy != "" || a.GroupByTime != "") && a.Metric != "count":
+		return bad("metric", "grouping works only with metric count")
+	case a.GroupByTime != "" && a.Granularity == "":
+		return bad("granularity", "group_by_time needs granularity")
+	case a.GroupByTime == "" && a.Granularity != "":
+		return bad("granularity", "granularity needs group_by_time")
+	case a.GroupByTime == "" && a.TimeZone != "":
+		return bad("time_zone", "time_zone applies only with group_by_time")
+	case a.GroupBy == "" && a.GroupByTime == "" && a.Limit != 0:
+		return bad("limit", "limit applies only to grouped counts")
+	}
+	return nil
+}
+
+func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
+	var a aggregateArgs
+	if e := decodeArgs(raw, &a); e != nil {
+		return errorResult(e)
+	}
+	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
+		return errorResult(e)
+	}
+	if e := a.check(); e != nil {
+		return errorResult(e)
+	}
+	filter, e := parseFilter(a.Filter)
+	if e != nil {
+		return errorResult(e)
+	}
+	g, e := s.route(ctx, a.Stream, a.ConnectionID)
+	if e != nil {
+		return errorResult(e)
+	}
+	agg, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{
+		Stream: a.Stream, Metric: a.Metric, Field: a.Field, GroupBy: a.GroupBy, GroupByTime: a.GroupByTime,
+		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,
+	})
+	if err != nil {
+		return errorResult(fromError(err))
+	}
+	return textResult(renderAggregate(a, agg), map[string]any{"data": stripLinks(agg.Raw)})
+}
+
+// maxBucketsInText bounds the bucket preview; structuredContent has all.
+const maxBucketsInText = 20
+
+func renderAggregate(a aggregateArgs, agg *rsclient.Aggregation) string {
+	var b strings.Builder
+	subject := a.Stream
+	if a.Field != "" {
+		subject += "." + a.Field
+	}
+	fmt.Fprintf(&b, "aggregate %s(%s)", a.Metric, subject)
+	if a.ConnectionID != "" {
+		fmt.Fprintf(&b, " connection_id=%s", a.ConnectionID)
+	}
+	if a.GroupBy == "" && a.GroupByTime == "" {
+		value := string(agg.Value)
+		if value == "" {
+			value = "null"
+		}
+		fmt.Fprintf(&b, " = %s over %d records", value, agg.FilteredRecordCount)
+		return b.String()
+	}
+	if a.GroupBy != "" {
+		fmt.Fprintf(&b, " by %s", a.GroupBy)
+	} else {
+		tz := agg.TimeZone
+		if tz == "" {
+			tz = "UTC"
+		}
+		fmt.Fprintf(&b, " by %s(%s) time_zone=%s", a.Granularity, a.GroupByTime, tz)
+	}
+	fmt.Fprintf(&b, ": %d buckets over %d records", len(agg.Groups), agg.FilteredRecordCount)
+	for i, g := range agg.Groups {
+		if i == maxBucketsInText {
+			fmt.Fprintf(&b, "\n… %d more buckets in structuredContent.data.groups", len(agg.Groups)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s = %d", string(g.Key), g.Count)
+	}
+	if agg.OtherCount != nil {
+		fmt.Fprintf(&b, "\nother_count=%d", *agg.OtherCount)
+		if *agg.OtherCount > 0 {
+			b.WriteString(" (records in buckets beyond limit: the list is top-N truncated; raise limit up to 100)")
+		}
+	}
+	return b.String()
+}
+
+// stripLinks drops the REST `links` member from an RS body.
+func stripLinks(body json.RawMessage) json.RawMessage {
+	members, err := orderedObject(body)
+	if err != nil {
+		return body
+	}
+	fields := make([]field, 0, len(members))
+	for _, m := range members {
+		if m.key != "links" {
+			fields = append(fields, field{m.key, m.value})
+		}
+	}
+	return orderedJSON(fields)
+}

@@ -1,0 +1,93 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+var fetchTool = toolSpec{
+	Name:  "fetch",
+	Title: "Fetch PDPP record",
+	Description: "Fetch one record as a document {id, title, text, url, metadata}. " +
+		"id: a search hit id `connection_id/stream:record_id`, legacy `stream:record_id` (add connection_id), " +
+		"or a pdpp://record/ URI. fields projects the record first. Long text is cut; " +
+		"metadata.next_read gives the exact read_record_field call to continue.",
+	Input: `{"type":"object","required":["id"],"properties":{` +
+		`"id":{"type":"string","minLength":1,"maxLength":2048},` +
+		`"fields":` + stringArraySchema + `,` +
+		`"expand":` + stringArraySchema + `,` +
+		`"expand_limit":` + expandLimitSchema + `,` +
+		`"connection_id":` + connectionIDSchema + `},` +
+		`"additionalProperties":false}`,
+	Output: `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},` +
+		`"url":{"type":"string"},"metadata":{"type":"object"},` + errorOutputProps + `}}`,
+	Handle: handleFetch,
+}
+
+type fetchArgs struct {
+	ID           string          `json:"id"`
+	Fields       []string        `json:"fields"`
+	Expand       []string        `json:"expand"`
+	ExpandLimit  json.RawMessage `json:"expand_limit"`
+	ConnectionID string          `json:"connection_id"`
+}
+
+func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
+	var a fetchArgs
+	if e := decodeArgs(raw, &a); e != nil {
+		return errorResult(e)
+	}
+	ref, te := resolveRecordID(a.ID, a.ConnectionID)
+	if te != nil {
+		return errorResult(te)
+	}
+	expandLimit, te := parseExpandLimit(a.ExpandLimit)
+	if te != nil {
+		return errorResult(te)
+	}
+	g, te := s.route(ctx, ref.Stream, ref.ConnectionID)
+	if te != nil {
+		return errorResult(te)
+	}
+	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{
+		Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID,
+		Fields: a.Fields, Expand: a.Expand, ExpandLimit: expandLimit,
+	})
+	if err != nil {
+		return errorResult(fromError(err))
+	}
+	doc := buildDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL())
+	body := orderedJSON(doc.fields())
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
+		StructuredContent: json.RawMessage(body),
+	}
+}
+
+// resolveRecordID parses a record id argument and reconciles it with an
+// explicit connection_id: both may name the connection only if they agree.
+func resolveRecordID(id, connectionID string) (contentladder.RecordRef, *toolError) {
+	ref, _, err := contentladder.ParseID(id)
+	if err != nil {
+		return ref, newAdapterError("invalid_id", err.Error(), field{"param", "id"})
+	}
+	if e := validateSegments(seg{"connection_id", connectionID}); e != nil {
+		return ref, e
+	}
+	switch {
+	case ref.ConnectionID != "" && connectionID != "" && ref.ConnectionID != connectionID:
+		return ref, newAdapterError("conflicting_connection_id",
+			"id embeds connection_id "+quote(ref.ConnectionID)+" but the connection_id argument is "+quote(connectionID)+
+				"; pass the id alone or make both agree", field{"param", "connection_id"})
+	case ref.ConnectionID == "":
+		ref.ConnectionID = connectionID
+	}
+	return ref, nil
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -1,0 +1,88 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+var queryRecordsTool = toolSpec{
+	Name:  "query_records",
+	Title: "Query PDPP records",
+	Description: "Read one stream's records, newest first by its sort field. " +
+		"Page with cursor=next_cursor; sort only on the schema's sort field; count:\"exact\" adds a total; " +
+		"fields narrows payloads; changes_since (\"beginning\" or next_changes_since) reads changes. " +
+		"Text previews records with fetch ids and every paging handle.",
+	Input: `{"type":"object","required":["stream"],"properties":{` +
+		`"stream":` + streamSchema + `,` +
+		`"limit":` + pageLimitSchema + `,` +
+		`"cursor":{"type":"string","minLength":1},` +
+		`"order":{"type":"string","enum":["asc","desc"]},` +
+		`"sort":{"type":"string","minLength":1,"description":"Sort field, \"-\" prefix for descending."},` +
+		`"count":{"type":"string","enum":["none","estimated","exact"]},` +
+		`"fields":` + stringArraySchema + `,` +
+		`"filter":` + filterSchema + `,` +
+		`"view":{"type":"string","minLength":1},` +
+		`"expand":` + stringArraySchema + `,` +
+		`"expand_limit":` + expandLimitSchema + `,` +
+		`"changes_since":{"type":"string","minLength":1},` +
+		`"connection_id":` + connectionIDSchema + `},` +
+		`"additionalProperties":false}`,
+	Output: `{"type":"object","properties":{"data":{"type":"object"},"content_ladder":{"type":"array"},` + errorOutputProps + `}}`,
+	Handle: handleQueryRecords,
+}
+
+type queryRecordsArgs struct {
+	Stream       string          `json:"stream"`
+	Limit        int             `json:"limit"`
+	Cursor       string          `json:"cursor"`
+	Order        string          `json:"order"`
+	Sort         string          `json:"sort"`
+	Count        string          `json:"count"`
+	Fields       []string        `json:"fields"`
+	Filter       json.RawMessage `json:"filter"`
+	View         string          `json:"view"`
+	Expand       []string        `json:"expand"`
+	ExpandLimit  json.RawMessage `json:"expand_limit"`
+	ChangesSince string          `json:"changes_since"`
+	ConnectionID string          `json:"connection_id"`
+}
+
+func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
+	var a queryRecordsArgs
+	if e := decodeArgs(raw, &a); e != nil {
+		return errorResult(e)
+	}
+	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
+		return errorResult(e)
+	}
+	filter, e := parseFilter(a.Filter)
+	if e != nil {
+		return errorResult(e)
+	}
+	expandLimit, e := parseExpandLimit(a.ExpandLimit)
+	if e != nil {
+		return errorResult(e)
+	}
+	g, e := s.route(ctx, a.Stream, a.ConnectionID)
+	if e != nil {
+		return errorResult(e)
+	}
+	q := rsclient.RecordsQuery{
+		Stream: a.Stream, Limit: a.Limit, Cursor: a.Cursor, Order: a.Order, Count: a.Count,
+		Fields: a.Fields, View: a.View, Expand: a.Expand, ExpandLimit: expandLimit,
+		ChangesSince: a.ChangesSince, ConnectionID: a.ConnectionID, Filter: filter,
+	}
+	if a.Sort != "" {
+		q.Sort = []string{a.Sort}
+	}
+	list, _, err := s.rs.Records(ctx, g.Bearer, q)
+	if err != nil {
+		return errorResult(fromError(err))
+	}
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
+	return textResult(page.text(), page.structured())
+}

@@ -1,0 +1,185 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
+)
+
+var schemaTool = toolSpec{
+	Name:  "schema",
+	Title: "Get PDPP schema",
+	Description: "List granted connectors, connections and streams (a compact index). " +
+		"With stream (plus connection_id when the name is shared), list each source's fields with types, " +
+		"filter operators, sort, count, fields projection, aggregations, expand relations and search modes. " +
+		`detail:"full" adds raw JSON Schema and needs stream.`,
+	Input: `{"type":"object","properties":{` +
+		`"stream":{"type":"string","minLength":1,"description":"Stream name; omit for the index."},` +
+		`"connection_id":` + connectionIDSchema + `,` +
+		`"detail":{"type":"string","enum":["compact","full"]}},` +
+		`"additionalProperties":false}`,
+	Output: `{"type":"object","properties":{"data":{"type":"object"},"warnings":{"type":"array"},` + errorOutputProps + `}}`,
+	Handle: handleSchema,
+}
+
+type schemaArgs struct {
+	Stream       string `json:"stream"`
+	ConnectionID string `json:"connection_id"`
+	Detail       string `json:"detail"`
+}
+
+func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
+	var a schemaArgs
+	if e := decodeArgs(raw, &a); e != nil {
+		return errorResult(e)
+	}
+	if a.Detail == "full" && a.Stream == "" {
+		// Rejected locally: a grant-wide exhaustive schema can be megabytes.
+		return errorResult(newAdapterError("invalid_request",
+			`detail:"full" needs a stream; call schema() for the index, then schema(stream, connection_id, detail:"full")`,
+			field{"param", "detail"}, field{"retry_with", "stream"}))
+	}
+	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
+		return errorResult(e)
+	}
+	grants := s.grants(ctx)
+	if len(grants) == 0 {
+		return errorResult(newAdapterError("no_credentials", "no scoped credential is available for this request"))
+	}
+	ix, warns, err := s.sourceIndex(ctx, grants)
+	if err != nil {
+		return errorResult(fromError(err))
+	}
+	if a.Stream == "" {
+		if a.ConnectionID != "" {
+			if _, ok := ix.Connection(a.ConnectionID); !ok {
+				return errorResult(unknownConnection(a.ConnectionID))
+			}
+		}
+		view := ix.Global()
+		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
+	}
+	view, err := ix.Stream(a.Stream, a.ConnectionID, s.searchModes(ctx))
+	if err != nil {
+		return errorResult(schemaLookupError(err, a))
+	}
+	if a.Detail != "full" {
+		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
+	}
+	if a.ConnectionID == "" && ix.NeedsConnection(a.Stream) {
+		e := ambiguityError(ix.Candidates(a.Stream, maxCandidates), a.Stream)
+		return errorResult(retag(e, "ambiguous_schema_detail"))
+	}
+	g, te := s.route(ctx, a.Stream, a.ConnectionID)
+	if te != nil {
+		return errorResult(te)
+	}
+	body, _, err := s.rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{Detail: "full", Stream: a.Stream, ConnectionID: a.ConnectionID})
+	if err != nil {
+		return errorResult(fromError(err))
+	}
+	full, te := dedupeFullSchema(body)
+	if te != nil {
+		return errorResult(te)
+	}
+	text := view.Text() + "\nfull JSON Schema per field: structuredContent.data"
+	return textResult(withWarnings(text, warns), schemaPayload(full, warns))
+}
+
+// schemaPayload is the structured result: the document directly under
+// data (never data.data), warnings beside it.
+func schemaPayload(doc any, warns []warning) any {
+	out := map[string]any{"data": doc}
+	if len(warns) > 0 {
+		out["warnings"] = warns
+	}
+	return out
+}
+
+func schemaLookupError(err error, a schemaArgs) *toolError {
+	switch {
+	case errors.Is(err, schemaindex.ErrUnknownStream):
+		return newAdapterError("unknown_stream", err.Error(), field{"param", "stream"})
+	case errors.Is(err, schemaindex.ErrUnknownConnection):
+		return unknownConnection(a.ConnectionID)
+	}
+	return fromError(err)
+}
+
+func unknownConnection(id string) *toolError {
+	return newAdapterError("connection_not_found",
+		fmt.Sprintf("connection_id %q is not part of this grant set; call schema() for the connection index", id),
+		field{"param", "connection_id"})
+}
+
+// retag changes an adapter error's code, keeping every other key.
+func retag(e *toolError, code string) *toolError {
+	var m []kv
+	m, _ = orderedObject(e.Envelope)
+	fields := make([]field, 0, len(m))
+	for _, f := range m {
+		if f.key == "code" {
+			fields = append(fields, field{"code", code})
+			continue
+		}
+		fields = append(fields, field{f.key, f.value})
+	}
+	return &toolError{Envelope: orderedJSON(fields), Status: e.Status}
+}
+
+// withWarnings appends model-visible warning lines.
+func withWarnings(text string, warns []warning) string {
+	for _, w := range warns {
+		text += "\nwarning " + w.Code + ": " + w.Message
+	}
+	return text
+}
+
+// searchModes lists the retrieval modes the RS advertises; lexical when
+// the metadata cannot be read (it is always mounted).
+func (s *Server) searchModes(ctx context.Context) []string {
+	prm, err := s.prm.get(ctx, s.rs)
+	if err != nil {
+		return []string{"lexical"}
+	}
+	var modes []string
+	for _, m := range []string{"lexical", "semantic", "hybrid"} {
+		if prm.SupportsMode(m) {
+			modes = append(modes, m)
+		}
+	}
+	if len(modes) == 0 {
+		modes = []string{"lexical"}
+	}
+	return modes
+}
+
+// dedupeFullSchema keeps the RS's exhaustive document but drops what would
+// repeat: a top-level `streams` list beside connector-nested streams, and
+// the REST `links`. The result goes directly under structuredContent.data.
+func dedupeFullSchema(body json.RawMessage) (json.RawMessage, *toolError) {
+	members, err := orderedObject(body)
+	if err != nil {
+		return nil, newAdapterError("invalid_response", "the resource server returned a schema that is not a JSON object")
+	}
+	hasConnectors := false
+	for _, m := range members {
+		if m.key == "connectors" && len(m.value) > 2 {
+			hasConnectors = true
+		}
+	}
+	fields := make([]field, 0, len(members))
+	for _, m := range members {
+		if m.key == "links" || (m.key == "streams" && hasConnectors) {
+			continue
+		}
+		fields = append(fields, field{m.key, m.value})
+	}
+	return orderedJSON(fields), nil
+}

@@ -1,0 +1,94 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// defaultSearchLimit is the merged hit count when limit is omitted.
+const defaultSearchLimit = 25
+
+var searchTool = toolSpec{
+	Name:  "search",
+	Title: "Search PDPP records",
+	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
+		"limit caps merged hits across all sources (default 25); page with cursor=next_cursor. " +
+		"Each hit id is a self-contained fetch handle; first_fetch_id is printed first.",
+	Input: `{"type":"object","required":["q"],"properties":{` +
+		`"q":{"type":"string","minLength":1,"maxLength":1000},` +
+		`"mode":{"type":"string","enum":["lexical","semantic","hybrid"]},` +
+		`"streams":` + stringArraySchema + `,` +
+		`"limit":` + pageLimitSchema + `,` +
+		`"cursor":{"type":"string","minLength":1},` +
+		`"filter":` + filterSchema + `,` +
+		`"connection_id":` + connectionIDSchema + `},` +
+		`"additionalProperties":false}`,
+	Output: `{"type":"object","properties":{"results":{"type":"array"},"data":{"type":"object"},"content_ladder":{"type":"array"},` +
+		errorOutputProps + `}}`,
+	Handle: handleSearch,
+}
+
+type searchArgs struct {
+	Q            string          `json:"q"`
+	Mode         string          `json:"mode"`
+	Streams      []string        `json:"streams"`
+	Limit        int             `json:"limit"`
+	Cursor       string          `json:"cursor"`
+	Filter       json.RawMessage `json:"filter"`
+	ConnectionID string          `json:"connection_id"`
+}
+
+func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
+	var a searchArgs
+	if e := decodeArgs(raw, &a); e != nil {
+		return errorResult(e)
+	}
+	if strings.TrimSpace(a.Q) == "" {
+		return errorResult(newAdapterError("invalid_request", "q must contain text", field{"param", "q"}))
+	}
+	if a.Mode == "" {
+		a.Mode = "lexical"
+	}
+	if a.Limit == 0 {
+		a.Limit = defaultSearchLimit
+	}
+	segs := []seg{{"connection_id", a.ConnectionID}}
+	for _, st := range a.Streams {
+		segs = append(segs, seg{"streams", st})
+	}
+	if e := validateSegments(segs...); e != nil {
+		return errorResult(e)
+	}
+	filter, e := parseFilter(a.Filter)
+	if e != nil {
+		return errorResult(e)
+	}
+	if a.Mode != "lexical" {
+		modes := s.searchModes(ctx)
+		if !contains(modes, a.Mode) {
+			return errorResult(newAdapterError("search_mode_unavailable",
+				fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
+				field{"param", "mode"}, field{"available_modes", modes}))
+		}
+	}
+	page, te := s.searchFanIn(ctx, a, filter)
+	if te != nil {
+		return errorResult(te)
+	}
+	res := textResult(page.text(a), page.structured(a))
+	res.Content = append(res.Content, page.resourceLinks()...)
+	return res
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

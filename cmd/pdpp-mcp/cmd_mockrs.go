@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+)
+
+// runMockRS serves the mock RS over the demo dataset until interrupted.
+func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pdpp-mcp mockrs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:7663", "listen address (HOST:PORT; port 0 picks a free port)")
+	asJSON := fs.Bool("json", false, "print one JSON line with rs_url, owner_bearer and grants once ready")
+	records := fs.Int("records", 0, "approximate dataset size in records (0 = demo default)")
+	semantic := fs.Bool("semantic", true, "serve and advertise semantic and hybrid search")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	ds, err := demodata.Build(demodata.Options{Records: *records})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: build dataset: %v\n", err)
+		return exitFailure
+	}
+	rs, err := mockrs.New(ds, mockrs.Options{Semantic: *semantic})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
+		return exitFailure
+	}
+	srv, err := startHTTP(*addr, rs)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
+		return exitFailure
+	}
+	summary := rs.Summary(srv.URL)
+	if *asJSON {
+		line, _ := json.Marshal(summary)
+		fmt.Fprintln(stdout, string(line))
+	} else {
+		fmt.Fprintf(stdout, "mock RS listening at %s\n", summary.RSURL)
+		for _, g := range summary.Grants {
+			fmt.Fprintf(stdout, "  grant %s (%s) connections=%v\n", g.GrantID, g.ConnectorKey, g.ConnectionIDs)
+		}
+		fmt.Fprintln(stdout, "bearers: run with --json to print them")
+	}
+	if err := srv.waitAndShutdown(ctx); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}

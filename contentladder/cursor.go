@@ -1,0 +1,213 @@
+package contentladder
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Cursor format (version 1), unpadded base64url of
+//
+//	0x01 | flags | uvarint expires (unix s) | uvarint offset | uvarint limit |
+//	grant fp (8) | record fp (8) | field fp (8) | [digest fp (8)] | MAC (16)
+//
+// where each fp is the first 8 bytes of SHA-256 over a labelled value and MAC
+// is HMAC-SHA256 truncated to 128 bits over everything before it. Storing
+// fingerprints rather than the values keeps a cursor ~80 chars whatever the
+// id lengths, and still lets Open say *which* binding failed. The MAC is
+// plain crypto/hmac rather than a JWT: a JWT header and JSON claims would
+// triple the length for no added safety.
+const (
+	cursorVersion  byte = 0x01
+	flagHasDigest  byte = 1
+	fpLen               = 8
+	macLen              = 16
+	maxCursorChars      = 256
+	// DefaultCursorTTL is applied by Seal when Cursor.Expires is zero. Long
+	// enough for an agent to page a document, short enough that a leaked
+	// transcript's cursors die quickly.
+	DefaultCursorTTL = 24 * time.Hour
+	// MinCursorSecretBytes is the shortest secret NewCursorKey accepts.
+	MinCursorSecretBytes = 32
+	digestFPPrefix       = "fp1:"
+)
+
+// CursorKey seals and opens cursors. Replicas configured with the same
+// secret accept each other's cursors.
+type CursorKey struct{ mac []byte }
+
+// NewCursorKey derives a cursor key from a configured secret of at least
+// MinCursorSecretBytes. The secret is run through HMAC with a fixed label so
+// the same secret reused elsewhere cannot forge cursors (domain separation).
+func NewCursorKey(secret []byte) (*CursorKey, error) {
+	if len(secret) < MinCursorSecretBytes {
+		return nil, errors.New("contentladder: cursor secret must be at least 32 bytes")
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("pdpp-mcp read_record_field cursor key v1"))
+	return &CursorKey{mac: m.Sum(nil)}, nil
+}
+
+// RandomCursorKey returns a per-process key for when none is configured:
+// cursors then stop working across restarts and replicas, which is safe
+// (agents restart with offset_chars) but worth configuring away.
+func RandomCursorKey() *CursorKey {
+	secret := make([]byte, MinCursorSecretBytes)
+	_, _ = rand.Read(secret) // crypto/rand.Read never fails on supported platforms
+	k, _ := NewCursorKey(secret)
+	return k
+}
+
+// Cursor is the continuation state of read_record_field. After Open, Ref,
+// FieldPath and GrantHash are the binding's values (they matched), Expires
+// is second-granular UTC, and Digest is a fingerprint (compare it with
+// CheckDigest, never with ==).
+type Cursor struct {
+	Ref         RecordRef
+	FieldPath   string
+	OffsetChars int
+	LimitChars  int
+	Digest      string // field digest or revision when known; "" = unknown
+	GrantHash   string // GrantHash(bearer); never the bearer itself
+	Expires     time.Time
+}
+
+// GrantHash is a short, stable, one-way name for the grant behind a bearer:
+// base64url of the first 16 bytes of a labelled SHA-256. Cursors bind to it
+// so one grant's cursors are refused under another, without the token ever
+// entering a cursor.
+func GrantHash(bearer string) string {
+	sum := sha256.Sum256([]byte("pdpp-mcp grant v1\x00" + bearer))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+func fingerprint(label, v string) []byte {
+	sum := sha256.Sum256([]byte("pdpp-mcp fp v1\x00" + label + "\x00" + v))
+	return sum[:fpLen]
+}
+
+// digestFP maps a digest to its fingerprint, and a fingerprint to itself so
+// Seal(Open(x)) is stable.
+func digestFP(d string) []byte {
+	if rest, ok := strings.CutPrefix(d, digestFPPrefix); ok {
+		if b, err := base64.RawURLEncoding.Strict().DecodeString(rest); err == nil && len(b) == fpLen {
+			return b
+		}
+	}
+	return fingerprint("digest", d)
+}
+
+// Seal returns the opaque, URL-safe cursor for c. Negative offsets or limits
+// are stored as 0; a zero Expires means now + DefaultCursorTTL.
+func (k *CursorKey) Seal(c Cursor) string {
+	exp := c.Expires
+	if exp.IsZero() {
+		exp = time.Now().Add(DefaultCursorTTL)
+	}
+	var e encoder
+	e.byte1(cursorVersion)
+	var flags byte
+	if c.Digest != "" {
+		flags |= flagHasDigest
+	}
+	e.byte1(flags)
+	e.uvarint(uint64(max(exp.Unix(), 0)))
+	e.uvarint(uint64(max(c.OffsetChars, 0)))
+	e.uvarint(uint64(max(c.LimitChars, 0)))
+	e.raw(fingerprint("grant", c.GrantHash))
+	e.raw(fingerprint("record", c.Ref.ID()))
+	e.raw(fingerprint("field", c.FieldPath))
+	if c.Digest != "" {
+		e.raw(digestFP(c.Digest))
+	}
+	e.raw(k.sum(e.b))
+	return e.base64url()
+}
+
+func (k *CursorKey) sum(payload []byte) []byte {
+	m := hmac.New(sha256.New, k.mac)
+	m.Write(payload)
+	return m.Sum(nil)[:macLen]
+}
+
+// Binding is what the current request says a cursor must belong to.
+type Binding struct {
+	Ref       RecordRef
+	FieldPath string
+	GrantHash string
+	Now       time.Time // zero = time.Now()
+}
+
+// Open verifies s against the key and the binding, in this order:
+// malformed → tampered (bad MAC, including another key) → foreign_grant →
+// wrong_record → wrong_field → expired. Errors are *Error with Code
+// CodeInvalidCursor; messages name the binding's field and record (the
+// caller's own request, so safe to echo) and say to restart with
+// offset_chars.
+func (k *CursorKey) Open(s string, b Binding) (Cursor, error) {
+	where := func(reason, format string, args ...any) error {
+		e := newError(CodeInvalidCursor, reason, "cursor", format, args...)
+		e.Message = "cursor for field " + quote(b.FieldPath) + " of record " + quote(b.Ref.ID()) + " " + e.Message +
+			"; restart with offset_chars (or omit the cursor)"
+		return e
+	}
+	if s == "" || len(s) > maxCursorChars {
+		return Cursor{}, where(ReasonMalformed, "is malformed (wrong length; pass next_cursor exactly as returned)")
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || len(raw) < 2+3+3*fpLen+macLen {
+		return Cursor{}, where(ReasonMalformed, "is malformed (not a cursor returned by read_record_field)")
+	}
+	payload, mac := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
+	if subtle.ConstantTimeCompare(mac, k.sum(payload)) != 1 {
+		return Cursor{}, where(ReasonTampered, "failed verification (altered, or issued by a server with a different key)")
+	}
+	d := decoder{b: payload}
+	version, flags := d.byte1(), d.byte1()
+	exp := d.uvarint()
+	c := Cursor{Ref: b.Ref, FieldPath: b.FieldPath, GrantHash: b.GrantHash}
+	c.OffsetChars = d.int(MaxOffsetChars)
+	c.LimitChars = d.int(MaxWindowChars)
+	grant, rec, field := d.raw(fpLen), d.raw(fpLen), d.raw(fpLen)
+	if flags&flagHasDigest != 0 {
+		c.Digest = digestFPPrefix + base64.RawURLEncoding.EncodeToString(d.raw(fpLen))
+	}
+	if d.done() != nil || version != cursorVersion || flags&^flagHasDigest != 0 || exp > 1<<40 {
+		// Authentic but unreadable: a future version or a sealing bug.
+		return Cursor{}, where(ReasonMalformed, "has an unsupported format")
+	}
+	switch {
+	case !hmac.Equal(grant, fingerprint("grant", b.GrantHash)):
+		return Cursor{}, where(ReasonForeignGrant, "was issued under a different grant")
+	case !hmac.Equal(rec, fingerprint("record", b.Ref.ID())):
+		return Cursor{}, where(ReasonWrongRecord, "was issued for a different record")
+	case !hmac.Equal(field, fingerprint("field", b.FieldPath)):
+		return Cursor{}, where(ReasonWrongField, "was issued for a different field of this record")
+	}
+	c.Expires = time.Unix(int64(exp), 0).UTC()
+	now := b.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if !now.Before(c.Expires) {
+		return Cursor{}, where(ReasonExpired, "has expired")
+	}
+	return c, nil
+}
+
+// CheckDigest reports ReasonStale when the cursor carries a digest and the
+// field's current digest (or revision) differs. Either side unknown ("")
+// passes: there is nothing to compare.
+func CheckDigest(c Cursor, current string) error {
+	if c.Digest == "" || current == "" || c.Digest == current || hmac.Equal(digestFP(c.Digest), digestFP(current)) {
+		return nil
+	}
+	return newError(CodeInvalidCursor, ReasonStale, "cursor",
+		"cursor for field %s of record %s is stale: the field changed since the cursor was issued; restart with offset_chars (or omit the cursor)",
+		quote(c.FieldPath), quote(c.Ref.ID()))
+}

@@ -1,0 +1,179 @@
+package contentladder
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Ladder defaults.
+const (
+	// DefaultPreviewChars is assumed when LadderOptions.PreviewChars ≤ 0.
+	DefaultPreviewChars = 512
+	// DefaultMaxEntries bounds a record's ladder when MaxEntries ≤ 0.
+	DefaultMaxEntries = 8
+)
+
+// Tool names used in continuations.
+const (
+	ToolReadRecordField = "read_record_field"
+	ToolFetch           = "fetch"
+)
+
+// Continuation is the next call that reads more of a field: the exact tool
+// arguments (for content-only and structured clients) and, when there is
+// one, the equivalent resource URI (for resource-aware clients).
+type Continuation struct {
+	Tool        string         `json:"tool"`
+	Args        map[string]any `json:"args"`
+	ResourceURI string         `json:"resource_uri,omitempty"`
+}
+
+// LadderEntry is one previewed long field of one record in
+// structuredContent.content_ladder (seed 004 tier 1): record identity, field
+// identity and class, size, preview status, and how to continue. Binary
+// entries never carry a continuation into the bytes.
+type LadderEntry struct {
+	ID           string        `json:"id"`
+	ConnectionID string        `json:"connection_id,omitempty"`
+	Stream       string        `json:"stream"`
+	RecordID     string        `json:"record_id"`
+	FieldPath    string        `json:"field_path"`
+	Type         string        `json:"type"`
+	Class        Class         `json:"class"`
+	MIMEType     string        `json:"mime_type,omitempty"`
+	Digest       string        `json:"digest,omitempty"`
+	SizeChars    int           `json:"size_chars,omitempty"`
+	SizeBytes    int64         `json:"size_bytes,omitempty"`
+	Status       Status        `json:"status"`
+	PreviewChars int           `json:"preview_chars,omitempty"`
+	Continuation *Continuation `json:"continuation,omitempty"`
+}
+
+// LadderOptions tune BuildLadder.
+type LadderOptions struct {
+	// PreviewChars is how many runes of each text field the caller shows
+	// verbatim (not counting an Ellipsis); longer fields are listed and
+	// their continuation starts right after the preview. ≤ 0 means
+	// DefaultPreviewChars. JSON fields use the same threshold on their
+	// compact size.
+	PreviewChars int
+	// MaxEntries bounds the entries per record; ≤ 0 means DefaultMaxEntries.
+	MaxEntries int
+	// WindowChars is the limit_chars of text continuations; ≤ 0 means
+	// DefaultWindowChars, capped at MaxWindowChars.
+	WindowChars int
+}
+
+// BuildLadder lists the fields of one record payload (a JSON object) that a
+// preview cannot show in full, in payload key order, at most MaxEntries:
+//   - text longer than PreviewChars: truncated, continuing with
+//     read_record_field at offset PreviewChars, plus the field-window URI;
+//   - binary (blob_ref or large base64): binary-only, with MIME type, size
+//     and digest when known, no continuation;
+//   - JSON larger than PreviewChars: truncated, continuing with fetch of
+//     just that field;
+//   - a long field whose name cannot be a field_path: unavailable.
+//
+// Short complete fields, scalars and nulls are omitted to keep results
+// small. A payload that is not an object yields nil.
+func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []LadderEntry {
+	preview := opt.PreviewChars
+	if preview <= 0 {
+		preview = DefaultPreviewChars
+	}
+	maxEntries := opt.MaxEntries
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	window := opt.WindowChars
+	if window <= 0 {
+		window = DefaultWindowChars
+	}
+	window = min(window, MaxWindowChars)
+
+	fields, ok := objectFields(payload)
+	if !ok {
+		return nil
+	}
+	id := ref.ID()
+	var out []LadderEntry
+	for _, f := range fields {
+		if len(out) == maxEntries {
+			break
+		}
+		fi := Classify(f.key, f.value)
+		e := LadderEntry{
+			ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID,
+			FieldPath: f.key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
+			SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
+		}
+		pathOK := ValidateSegment("field_path", f.key) == nil
+		switch {
+		case fi.Class == ClassBinary:
+			e.Status = StatusBinaryOnly
+			if fi.Type == "object" {
+				e.SizeChars = 0 // the blob_ref's JSON size says nothing useful
+			}
+		case fi.Class == ClassText && fi.SizeChars > preview:
+			e.Status, e.PreviewChars = StatusTruncated, preview
+			if pathOK {
+				w := WindowSpec{Ref: ref, FieldPath: f.key, OffsetChars: preview, LimitChars: window}
+				e.Continuation = &Continuation{
+					Tool:        ToolReadRecordField,
+					Args:        map[string]any{"id": id, "field_path": f.key, "offset_chars": preview, "limit_chars": window},
+					ResourceURI: FieldWindowURI(w),
+				}
+			}
+		case fi.Class == ClassJSON && fi.SizeChars > preview:
+			e.Status, e.PreviewChars = StatusTruncated, preview
+			if pathOK {
+				e.Continuation = &Continuation{Tool: ToolFetch, Args: map[string]any{"id": id, "fields": []string{f.key}}}
+			}
+		default:
+			continue
+		}
+		if !pathOK && e.Status == StatusTruncated {
+			e.Status, e.PreviewChars = StatusUnavailable, 0
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+type field struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectFields returns an object's members in document order (maps lose
+// it, and the ladder promises payload order). Duplicate keys keep the first
+// position and the last value, as JSON.parse on the RS side would.
+func objectFields(payload json.RawMessage) ([]field, bool) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var out []field
+	index := map[string]int{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if i, dup := index[key]; dup {
+			out[i].value = v
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, field{key: key, value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,125 @@
+package contentladder
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func loadInput(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBuildLadderGolden(t *testing.T) {
+	t.Parallel()
+	ladder := BuildLadder(testRef, loadInput(t, "ladder_gmail.input.json"), LadderOptions{PreviewChars: 280})
+	got, err := json.MarshalIndent(ladder, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "ladder_gmail.golden.json", append(got, '\n'))
+	// Spot checks that the golden file alone would not explain.
+	for _, e := range ladder {
+		if e.Class == ClassBinary && e.Continuation != nil {
+			t.Errorf("binary field %q has a continuation into bytes", e.FieldPath)
+		}
+		if e.Status == StatusComplete {
+			t.Errorf("complete field %q listed", e.FieldPath)
+		}
+	}
+}
+
+func TestBuildLadderEntries(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100)
+	ref := RecordRef{"cin_a", "messages", "m1"}
+	tests := []struct {
+		name    string
+		payload string
+		opt     LadderOptions
+		want    []string // "field_path:status"
+	}{
+		{"short fields omitted", `{"a":"short","n":3,"z":null,"o":{"k":1}}`, LadderOptions{PreviewChars: 10}, nil},
+		{"order kept", `{"b":"` + long + `","a":"` + long + `"}`, LadderOptions{PreviewChars: 10}, []string{"b:truncated", "a:truncated"}},
+		{"max entries", `{"a":"` + long + `","b":"` + long + `","c":"` + long + `"}`, LadderOptions{PreviewChars: 10, MaxEntries: 2}, []string{"a:truncated", "b:truncated"}},
+		{"exactly preview is complete", `{"a":"` + long + `"}`, LadderOptions{PreviewChars: 100}, nil},
+		{"json over preview", `{"a":[` + strings.Repeat(`1,`, 20) + `1]}`, LadderOptions{PreviewChars: 10}, []string{"a:truncated"}},
+		{"binary always listed", `{"f":{"blob_id":"b","mime_type":"image/png"}}`, LadderOptions{PreviewChars: 10}, []string{"f:binary-only"}},
+		{"bad path unavailable", `{"a/b":"` + long + `"}`, LadderOptions{PreviewChars: 10}, []string{"a/b:unavailable"}},
+		{"duplicate keys once", `{"a":"` + long + `","a":"` + long + `"}`, LadderOptions{PreviewChars: 10}, []string{"a:truncated"}},
+		{"not an object", `["` + long + `"]`, LadderOptions{PreviewChars: 10}, nil},
+		{"invalid json", `{"a":"` + long, LadderOptions{PreviewChars: 10}, nil},
+		{"default preview 512", `{"a":"` + strings.Repeat("y", 513) + `","b":"` + strings.Repeat("y", 512) + `"}`, LadderOptions{}, []string{"a:truncated"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, e := range BuildLadder(ref, json.RawMessage(tt.payload), tt.opt) {
+				got = append(got, e.FieldPath+":"+string(e.Status))
+				if e.ID != ref.ID() || e.ConnectionID != ref.ConnectionID || e.Stream != ref.Stream || e.RecordID != ref.RecordID {
+					t.Errorf("entry identity %+v", e)
+				}
+				if e.Status == StatusUnavailable && e.Continuation != nil {
+					t.Errorf("unavailable entry %q has a continuation", e.FieldPath)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLadderContinuationArgs checks that a text continuation is exactly what
+// read_record_field and the field-window resource accept, and starts where
+// the preview stopped.
+func TestLadderContinuationArgs(t *testing.T) {
+	t.Parallel()
+	ref := RecordRef{"cin_a", "messages", "m1"}
+	l := BuildLadder(ref, json.RawMessage(`{"text":"`+strings.Repeat("z", 50)+`"}`), LadderOptions{PreviewChars: 20, WindowChars: 99999})
+	if len(l) != 1 || l[0].Continuation == nil {
+		t.Fatalf("ladder %+v", l)
+	}
+	c := l[0].Continuation
+	want := map[string]any{"id": "cin_a/messages:m1", "field_path": "text", "offset_chars": 20, "limit_chars": MaxWindowChars}
+	if diff := cmp.Diff(want, c.Args); diff != "" || c.Tool != ToolReadRecordField {
+		t.Errorf("tool %q args (-want +got):\n%s", c.Tool, diff)
+	}
+	w, err := ParseFieldWindowHandle(strings.TrimPrefix(c.ResourceURI, FieldWindowURIPrefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(WindowSpec{Ref: ref, FieldPath: "text", OffsetChars: 20, LimitChars: MaxWindowChars}, w); diff != "" {
+		t.Errorf("resource window (-want +got):\n%s", diff)
+	}
+}
+
+// TestLadderEntryBytes is the byte budget: a truncated-text entry for a
+// realistic (long) Gmail id must stay under 400 bytes of JSON; the golden
+// file records the exact numbers.
+func TestLadderEntryBytes(t *testing.T) {
+	t.Parallel()
+	payload := json.RawMessage(`{"body_text":"` + strings.Repeat("w", 5000) + `","blob_ref":{"blob_id":"blob_9a1c","mime_type":"application/pdf","size_bytes":245120,"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},"headers":[` + strings.Repeat(`"h",`, 300) + `"h"]}`)
+	var report strings.Builder
+	for _, ref := range []RecordRef{testRef, {"cin_a", "messages", "m1"}} {
+		for _, e := range BuildLadder(ref, payload, LadderOptions{PreviewChars: 280}) {
+			b, _ := json.Marshal(e)
+			if len(b) > 400 {
+				t.Errorf("%s %s entry is %d bytes, budget 400: %s", ref.ID(), e.FieldPath, len(b), b)
+			}
+			report.WriteString(ref.ID() + " " + e.FieldPath + " " + string(e.Class) + " " + itoa(len(b)) + "\n")
+		}
+	}
+	checkGolden(t, "ladder_bytes.golden", []byte(report.String()))
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

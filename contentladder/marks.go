@@ -1,0 +1,137 @@
+package contentladder
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Highlight tags the RS puts in search snippets. Only these two exact
+// spellings are tags; anything else (including <b> or <MARK>) is text.
+const (
+	markOpen  = "<mark>"
+	markClose = "</mark>"
+)
+
+type markToken struct {
+	text string // raw text, or a tag
+	tag  int    // 0 text, +1 open, -1 close
+}
+
+// tokenizeMarks splits s into text runs and <mark>/</mark> tags in one
+// left-to-right pass; StripMarks and TruncateMarked share it so they agree
+// on what is a tag.
+func tokenizeMarks(s string) []markToken {
+	var toks []markToken
+	start := 0
+	for i := 0; i < len(s); {
+		tag, w := 0, 0
+		switch {
+		case strings.HasPrefix(s[i:], markOpen):
+			tag, w = 1, len(markOpen)
+		case strings.HasPrefix(s[i:], markClose):
+			tag, w = -1, len(markClose)
+		}
+		if tag == 0 {
+			i++
+			continue
+		}
+		if start < i {
+			toks = append(toks, markToken{text: s[start:i]})
+		}
+		toks = append(toks, markToken{text: s[i : i+w], tag: tag})
+		i += w
+		start = i
+	}
+	if start < len(s) {
+		toks = append(toks, markToken{text: s[start:]})
+	}
+	return toks
+}
+
+// StripMarks removes <mark> and </mark> tags, leaving plain prose.
+func StripMarks(s string) string {
+	var b strings.Builder
+	for _, t := range tokenizeMarks(s) {
+		if t.tag == 0 {
+			b.WriteString(t.text)
+		}
+	}
+	return b.String()
+}
+
+// TruncateMarked cuts a highlighted snippet to at most n visible runes (tags
+// do not count; Ellipsis does) and always returns balanced tags: it never
+// cuts inside a tag, closes an open <mark> before the Ellipsis, drops a
+// trailing <mark> that has no text after it, and repairs unbalanced input
+// (a stray </mark> gets a matching <mark>; a nested <mark> first closes the
+// open one) instead of deleting tags, because deleting a tag could splice
+// the text around it into a new tag. Invalid UTF-8 becomes U+FFFD.
+func TruncateMarked(s string, n int) (string, bool) {
+	toks := tokenizeMarks(validUTF8(s))
+	visible := 0
+	for _, t := range toks {
+		if t.tag == 0 {
+			visible += utf8.RuneCountInString(t.text)
+		}
+	}
+	cut := visible > n
+	if cut && n <= 0 {
+		return "", true
+	}
+	budget := visible
+	if cut {
+		budget = max(n-1, 0)
+	}
+	var out []markToken
+	open := false
+	for _, t := range toks {
+		if t.tag == 0 {
+			if budget == 0 {
+				break
+			}
+			text := t.text
+			if utf8.RuneCountInString(text) > budget {
+				text = prefixRunes(text, budget)
+			}
+			budget -= utf8.RuneCountInString(text)
+			out = append(out, markToken{text: text})
+			continue
+		}
+		if t.tag == 1 && open {
+			out = append(out, markToken{text: markClose, tag: -1})
+		}
+		if t.tag == -1 && !open {
+			out = append(out, markToken{text: markOpen, tag: 1})
+		}
+		out = append(out, t)
+		open = t.tag == 1
+	}
+	// A trailing <mark> highlights nothing: drop it (and re-derive state).
+	for len(out) > 0 && out[len(out)-1].tag == 1 {
+		out = out[:len(out)-1]
+		open = false
+	}
+	var b strings.Builder
+	for _, t := range out {
+		b.WriteString(t.text)
+		if t.tag != 0 {
+			open = t.tag == 1
+		}
+	}
+	if open {
+		b.WriteString(markClose)
+	}
+	if cut {
+		b.WriteString(Ellipsis)
+	}
+	return b.String(), cut
+}
+
+func prefixRunes(s string, n int) string {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return s[:i]
+}

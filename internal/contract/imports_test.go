@@ -1,0 +1,228 @@
+package contract
+
+import (
+	"errors"
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The import rules of DESIGN.md / CONTRIBUTING.md:
+//
+//	cmd ──▶ adapter ──▶ rsclient, schemaindex, contentladder
+//	e2e ──▶ cmd (binary), adapter, internal/mockrs
+//	internal/mockrs ──▶ nothing of the adapter
+//
+// They are checked on the production import graph (transitively) read from
+// the source with go/build, which needs neither the network nor go.sum.
+// Test files may import helpers freely, except that nothing imports e2e or
+// cmd at all. Packages that do not exist yet are simply absent.
+
+const modulePath = "github.com/pdpp/pdpp-mcp"
+
+// pkgGraph maps a module-relative package dir ("." for the root) to the
+// module-relative dirs it imports.
+type pkgGraph struct {
+	imports     map[string][]string // non-test imports
+	testImports map[string][]string // _test.go imports, both packages
+}
+
+// within reports whether pkg is dir or below it.
+func within(pkg, dir string) bool {
+	return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+}
+
+func withinAny(pkg string, dirs ...string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return within(pkg, d) })
+}
+
+// closure returns every project package pkg depends on, transitively.
+func (g pkgGraph) closure(pkg string) []string {
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(p string) {
+		for _, dep := range g.imports[p] {
+			if !seen[dep] {
+				seen[dep] = true
+				visit(dep)
+			}
+		}
+	}
+	visit(pkg)
+	return slices.Sorted(func(yield func(string) bool) {
+		for p := range seen {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+}
+
+// importViolations returns one line per broken rule, sorted.
+func importViolations(g pkgGraph) []string {
+	var out []string
+	report := func(pkg, dep, rule string) {
+		out = append(out, pkg+" imports "+dep+": "+rule)
+	}
+	leaves := []string{"rsclient", "schemaindex", "contentladder"}
+	for pkg := range g.imports {
+		for _, dep := range g.closure(pkg) {
+			switch {
+			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]):
+				report(pkg, dep, "rsclient, schemaindex and contentladder import no other project package")
+			case within(pkg, "adapter") && withinAny(dep, "cmd", "e2e", "internal/mockrs"):
+				report(pkg, dep, "adapter imports no cmd, e2e or internal/mockrs")
+			case within(pkg, "internal/mockrs") && withinAny(dep, "adapter", "rsclient", "schemaindex", "contentladder"):
+				report(pkg, dep, "internal/mockrs imports nothing of the adapter side")
+			}
+		}
+	}
+	for _, m := range []map[string][]string{g.imports, g.testImports} {
+		for pkg, deps := range m {
+			for _, dep := range deps {
+				for _, top := range []string{"e2e", "cmd"} {
+					if within(dep, top) && !within(pkg, top) {
+						report(pkg, dep, "nothing imports "+top)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// moduleRoot walks up from the package directory to go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// readGraph reads the import graph of every package under root.
+func readGraph(t *testing.T, root string) pkgGraph {
+	t.Helper()
+	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}}
+	project := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			if p == modulePath {
+				out = append(out, ".")
+			} else if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+				out = append(out, rel)
+			}
+		}
+		return out
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		name := d.Name()
+		if path != root && (name == "testdata" || name == "vendor" || name == "node_modules" ||
+			strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, build.ImportComment)
+		var noGo *build.NoGoError
+		if errors.As(err, &noGo) {
+			return nil
+		}
+		if err != nil {
+			// A package mid-edit by another helper must not hide the others;
+			// go/build still returns what it could read.
+			t.Logf("reading %s: %v", path, err)
+			if pkg == nil {
+				return nil
+			}
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		g.imports[rel] = project(pkg.Imports)
+		g.testImports[rel] = project(append(slices.Clone(pkg.TestImports), pkg.XTestImports...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	g := readGraph(t, moduleRoot(t))
+	if _, ok := g.imports["internal/contract"]; !ok {
+		t.Fatalf("graph misses this package; packages read: %v", len(g.imports))
+	}
+	if diff := cmp.Diff([]string(nil), importViolations(g)); diff != "" {
+		t.Errorf("import rule violations (-want +got):\n%s", diff)
+	}
+}
+
+// TestImportRulesCatchViolations proves the checker can fail, on graphs
+// that break each rule.
+func TestImportRulesCatchViolations(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		graph pkgGraph
+		want  []string
+	}{
+		{name: "clean layering", graph: pkgGraph{imports: map[string][]string{
+			"cmd/pdpp-mcp":           {"adapter", "."},
+			"adapter":                {"rsclient", "schemaindex", "contentladder"},
+			"rsclient":               {"rsclient/internal/wire"},
+			"internal/mockrs":        {"internal/mockrs/searchindex", "internal/demodata"},
+			"e2e":                    {"adapter", "internal/mockrs", "e2e/harness"},
+			"schemaindex":            nil,
+			"internal/contract":      {"."},
+			"e2e/harness":            nil,
+			"rsclient/internal/wire": nil,
+		}}},
+		{name: "leaf imports leaf", graph: pkgGraph{imports: map[string][]string{
+			"schemaindex": {"contentladder"},
+		}}, want: []string{"schemaindex imports contentladder: rsclient, schemaindex and contentladder import no other project package"}},
+		{name: "leaf imports adapter through a helper", graph: pkgGraph{imports: map[string][]string{
+			"rsclient":        {"internal/helper"},
+			"internal/helper": {"adapter"},
+		}}, want: []string{
+			"rsclient imports adapter: rsclient, schemaindex and contentladder import no other project package",
+			"rsclient imports internal/helper: rsclient, schemaindex and contentladder import no other project package",
+		}},
+		{name: "adapter imports the mock", graph: pkgGraph{imports: map[string][]string{
+			"adapter/hosted": {"internal/mockrs/searchindex"},
+		}}, want: []string{"adapter/hosted imports internal/mockrs/searchindex: adapter imports no cmd, e2e or internal/mockrs"}},
+		{name: "mock imports the client", graph: pkgGraph{imports: map[string][]string{
+			"internal/mockrs/aggregation": {"rsclient"},
+		}}, want: []string{"internal/mockrs/aggregation imports rsclient: internal/mockrs imports nothing of the adapter side"}},
+		{name: "test imports e2e", graph: pkgGraph{testImports: map[string][]string{
+			"adapter": {"e2e/harness"},
+		}}, want: []string{"adapter imports e2e/harness: nothing imports e2e"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, importViolations(tc.graph)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

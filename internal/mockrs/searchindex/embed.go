@@ -1,0 +1,119 @@
+package searchindex
+
+import (
+	"hash/fnv"
+	"math"
+	"slices"
+)
+
+// EmbeddingDims is the size of the hashed embedding space.
+const EmbeddingDims = 64
+
+// maxEmbedBytes bounds how much of a field is embedded; real embedding
+// models truncate their input too, and it bounds Add's cost per field.
+const maxEmbedBytes = 16 << 10
+
+// Feature weights: whole words carry meaning, trigrams give the fuzzy
+// "related words" behaviour (meeting ~ meetings) expected of semantic search.
+const (
+	wordWeight    = 1.0
+	trigramWeight = 0.5
+)
+
+// vector is an L2-normalised embedding.
+type vector [EmbeddingDims]float32
+
+// semField is the embedding of one semantic field. feats holds the sorted
+// distinct trigram hashes; any shared word also shares its trigrams, so
+// it decides exactly whether a query shares anything with the field.
+type semField struct {
+	field uint16
+	vec   vector
+	feats []uint32
+}
+
+// embedField embeds one field's text.
+func embedField(fi uint16, text string) semField {
+	vec, feats := embed(text)
+	return semField{field: fi, vec: vec, feats: feats}
+}
+
+// embed computes the deterministic embedding of text: a signed hashed bag of
+// words plus boundary-padded character trigrams of each word, L2-normalised.
+// Signed hashing keeps unrelated texts near cosine 0 despite collisions in
+// only 64 dimensions.
+func embed(text string) (vector, []uint32) {
+	if len(text) > maxEmbedBytes {
+		text = text[:maxEmbedBytes]
+	}
+	var acc [EmbeddingDims]float64
+	set := make(map[uint32]struct{})
+	add := func(h uint32, w float64) {
+		// Low bits choose the dimension, bit 31 the sign: independent
+		// enough for a stand-in and free of any second hash.
+		if h>>31 == 1 {
+			w = -w
+		}
+		acc[h%EmbeddingDims] += w
+	}
+	forEachToken(text, func(tok string, _, _ int) bool {
+		add(hash("w", tok), wordWeight)
+		r := []rune(" " + tok + " ")
+		for i := 0; i+3 <= len(r); i++ {
+			h := hash("t", string(r[i:i+3]))
+			add(h, trigramWeight)
+			set[h] = struct{}{}
+		}
+		return true
+	})
+	var norm float64
+	for _, v := range acc {
+		norm += v * v
+	}
+	var vec vector
+	if norm > 0 {
+		norm = math.Sqrt(norm)
+		for i, v := range acc {
+			vec[i] = float32(v / norm)
+		}
+	}
+	feats := make([]uint32, 0, len(set))
+	for h := range set {
+		feats = append(feats, h)
+	}
+	slices.Sort(feats)
+	return vec, feats
+}
+
+// hash is FNV-1a over a namespace prefix and the feature text, so a word
+// and a trigram with the same spelling land in different buckets.
+func hash(ns, s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(ns))
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// cosine returns the dot product of two normalised vectors.
+func cosine(a, b *vector) float64 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}
+
+// sharesAny reports whether two sorted feature sets intersect.
+func sharesAny(a, b []uint32) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+package searchindex
+
+import (
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxSemanticSnippetRunes bounds a semantic snippet, a verbatim excerpt.
+const MaxSemanticSnippetRunes = 240
+
+// semScored is a ranked semantic match: its distance and best field.
+type semScored struct {
+	doc  uint32
+	dist float64
+	best uint16 // index into doc.sem
+}
+
+// Semantic returns every allowed document with a semantic field related to
+// q, ranked by cosine distance ascending. See SemanticPage.
+func (ix *Index) Semantic(q Query) []Hit {
+	hits, _ := ix.SemanticPage(q, 0, math.MaxInt)
+	return hits
+}
+
+// SemanticPage ranks documents by the cosine distance (1 - cos) between the
+// query embedding and their closest allowed semantic field, and returns the
+// hits in [offset, offset+limit) plus the number of ranked documents.
+// Documents without semantic fields never appear, and neither do those at
+// distance >= 1: a field sharing no word or trigram with the query counts as
+// distance exactly 1, so unrelated records do not flood the results. Ties
+// are ordered by (Stream, ConnectionID, RecordID).
+//
+// Unlike lexical search this scans every semantic document — the RS's
+// vector search is brute force in spirit as well — but only the returned
+// page pays for hit construction.
+func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int) {
+	text := q.Text
+	if len(text) > MaxQueryBytes {
+		text = text[:MaxQueryBytes]
+	}
+	qv, qf := embed(text)
+	if len(qf) == 0 {
+		return nil, 0
+	}
+	var ranked []semScored
+	var fieldOK []int8
+	for _, id := range ix.semDocs {
+		dd := &ix.docs[id]
+		if q.Allow != nil && !q.Allow(dd.key) {
+			continue
+		}
+		fieldOK = resetMemo(fieldOK, len(dd.fields))
+		best, bestDist := -1, 1.0
+		for si := range dd.sem {
+			sf := &dd.sem[si]
+			d := 1 - cosine(&qv, &sf.vec)
+			if d >= bestDist || !fieldAllowed(dd, q, sf.field, fieldOK) || !sharesAny(qf, sf.feats) {
+				continue
+			}
+			best, bestDist = si, d
+		}
+		if best >= 0 {
+			ranked = append(ranked, semScored{doc: id, dist: bestDist, best: uint16(best)})
+		}
+	}
+	total = len(ranked)
+	lo, hi := pageBounds(offset, limit, total)
+	if lo >= hi {
+		return nil, total
+	}
+	selectTop(ranked, hi, func(a, b semScored) int {
+		switch {
+		case a.dist < b.dist:
+			return -1
+		case a.dist > b.dist:
+			return 1
+		}
+		return keyCompare(ix.docs[a.doc].key, ix.docs[b.doc].key)
+	})
+	hits = make([]Hit, 0, hi-lo)
+	for _, s := range ranked[lo:hi] {
+		dd := &ix.docs[s.doc]
+		f := dd.fields[dd.sem[s.best].field]
+		hits = append(hits, Hit{
+			Key:           dd.key,
+			Score:         s.dist,
+			MatchedFields: []string{f.name},
+			SnippetField:  f.name,
+			Snippet:       Excerpt(f.text, MaxSemanticSnippetRunes),
+			Sources:       []string{SourceSemantic},
+		})
+	}
+	return hits, total
+}
+
+// Excerpt returns the start of text, verbatim, at most maxRunes runes long,
+// cut at the last word boundary that fits (hard-cut only when the first word
+// alone is too long). Leading and trailing white space is dropped.
+func Excerpt(text string, maxRunes int) string {
+	text = strings.TrimLeftFunc(text, unicode.IsSpace)
+	if utf8.RuneCountInString(text) <= maxRunes {
+		return strings.TrimRightFunc(text, unicode.IsSpace)
+	}
+	cut, n := 0, 0 // byte offset after maxRunes runes
+	for cut < len(text) && n < maxRunes {
+		_, size := utf8.DecodeRuneInString(text[cut:])
+		cut += size
+		n++
+	}
+	// The excerpt may end at a space, or right before one.
+	end := cut
+	for end > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:end])
+		if unicode.IsSpace(r) {
+			break
+		}
+		if end == cut {
+			if next, _ := utf8.DecodeRuneInString(text[cut:]); unicode.IsSpace(next) {
+				break
+			}
+		}
+		end -= size
+	}
+	if end == 0 {
+		end = cut
+	}
+	return strings.TrimRightFunc(text[:end], unicode.IsSpace)
+}

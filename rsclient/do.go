@@ -1,0 +1,186 @@
+package rsclient
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// do performs exactly one GET of c.base+path?query. path must already be
+// escaped (encodeURIComponent per segment) and query already serialised;
+// the URL string is handed to resty as-is, and because url.Parse keeps an
+// escaping it considers valid in RawPath, the wire bytes are ours.
+//
+// It returns the Response whenever an answer arrived, and an error that is
+// *Error for non-2xx answers, *TransportError for transport failures, or a
+// sentinel/QueryError for refused inputs (no request made).
+func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query string) (*Response, error) {
+	if auth {
+		if err := checkBearer(bearer); err != nil {
+			return nil, err
+		}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	target := c.base + path
+	if query != "" {
+		target += "?" + query
+	}
+	req := c.http.R().
+		SetContext(callCtx).
+		SetHeader("Accept", "application/json").
+		SetHeader("User-Agent", c.userAgent)
+	if c.version != "" {
+		req.SetHeader("PDPP-Version", c.version)
+	}
+	if auth {
+		req.SetHeader("Authorization", "Bearer "+bearer)
+	}
+
+	start := time.Now()
+	rr, err := req.Get(target)
+	resp := toResponse(rr, err)
+	err = c.classify(callCtx, target, resp, err)
+	if auth && resp != nil && err != nil && strings.Contains(string(resp.Body), bearer) {
+		// An RS that echoes the bearer must not turn the error into a leak.
+		resp.Body = []byte(strings.ReplaceAll(string(resp.Body), bearer, redacted))
+		redactError(err, bearer)
+	}
+	c.log(ctx, path, resp, err, time.Since(start))
+	return resp, err
+}
+
+// toResponse converts resty's answer. On a body-limit failure resty still
+// has status and headers, but the body is withheld: no partial decode.
+func toResponse(rr *resty.Response, err error) *Response {
+	if rr == nil || rr.RawResponse == nil {
+		return nil
+	}
+	resp := &Response{
+		Status:    rr.StatusCode(),
+		RequestID: rr.Header().Get("Request-Id"),
+		Header:    rr.Header(),
+	}
+	if err == nil {
+		resp.Body = rr.Body()
+	}
+	return resp
+}
+
+// classify maps the outcome to nil (2xx), *Error or *TransportError.
+func (c *Client) classify(callCtx context.Context, target string, resp *Response, err error) error {
+	if err != nil {
+		return transportError(callCtx, err)
+	}
+	if resp == nil {
+		return &TransportError{Code: CodeUnavailable, Message: "no response from resource server"}
+	}
+	switch {
+	case resp.Status >= 200 && resp.Status < 300:
+		return nil
+	case resp.Status >= 300 && resp.Status < 400:
+		if loc := resp.Header.Get("Location"); loc != "" && c.offOrigin(target, loc) {
+			return &TransportError{Code: CodeOffOrigin, Message: "resource server redirected to another origin; not followed"}
+		}
+	}
+	return decodeError(resp.Status, resp.Header, resp.Body)
+}
+
+func transportError(callCtx context.Context, err error) error {
+	cause := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause = ue.Err // url.Error's text repeats the full URL, query included
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, resty.ErrResponseBodyTooLarge):
+		return &TransportError{Code: CodeResponseTooLarge, Message: "response body exceeds the configured limit", Err: err}
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout():
+		return &TransportError{Code: CodeTimeout, Message: "resource server did not answer in time", Err: context.DeadlineExceeded}
+	case errors.Is(callCtx.Err(), context.Canceled):
+		return &TransportError{Code: CodeUnavailable, Message: "request canceled by caller", Err: context.Canceled}
+	}
+	return &TransportError{Code: CodeUnavailable, Message: "resource server unreachable: " + cause.Error(), Err: err}
+}
+
+// offOrigin reports whether Location (resolved against the request URL)
+// points at a different scheme, host or port than the RS origin.
+func (c *Client) offOrigin(target, loc string) bool {
+	base, err := url.Parse(target)
+	if err != nil {
+		return true
+	}
+	u, err := base.Parse(loc)
+	if err != nil {
+		return true
+	}
+	return !strings.EqualFold(u.Scheme, c.origin.Scheme) || !strings.EqualFold(u.Host, c.origin.Host)
+}
+
+// checkBearer accepts RFC 6750 b64token syntax only: anything else could
+// split or smuggle headers, and it keeps redaction byte-exact.
+func checkBearer(b string) error {
+	if b == "" {
+		return ErrNoBearer
+	}
+	for i := 0; i < len(b); i++ {
+		ch := b[i]
+		if !isAlnum(ch) && strings.IndexByte("-._~+/=", ch) < 0 {
+			return ErrInvalidBearer
+		}
+	}
+	return nil
+}
+
+// redacted replaces an echoed bearer.
+const redacted = "[REDACTED]"
+
+// redactError removes the bearer from an RS error that echoed it, so it
+// cannot leak through Error() or a forwarded Envelope.
+func redactError(err error, bearer string) {
+	var e *Error
+	if bearer == "" || !errors.As(err, &e) {
+		return
+	}
+	for _, s := range []*string{&e.Type, &e.Code, &e.Message, &e.Param, &e.RequestID} {
+		*s = strings.ReplaceAll(*s, bearer, redacted)
+	}
+	for _, raw := range []*[]byte{(*[]byte)(&e.Envelope), (*[]byte)(&e.RetryWith), (*[]byte)(&e.AvailableConnections)} {
+		if strings.Contains(string(*raw), bearer) {
+			*raw = []byte(strings.ReplaceAll(string(*raw), bearer, redacted))
+		}
+	}
+}
+
+// log writes the single debug line per call. Only the path is logged: the
+// query may hold user search text, and headers hold the bearer.
+func (c *Client) log(ctx context.Context, path string, resp *Response, err error, d time.Duration) {
+	if c.logger == nil || !c.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", http.MethodGet), slog.String("path", path)}
+	status, rid := 0, ""
+	if resp != nil {
+		status, rid = resp.Status, resp.RequestID
+	}
+	attrs = append(attrs, slog.Int("status", status), slog.String("request_id", rid), slog.Duration("duration", d))
+	var te *TransportError
+	var re *Error
+	switch {
+	case errors.As(err, &te):
+		attrs = append(attrs, slog.String("error_code", te.Code))
+	case errors.As(err, &re):
+		attrs = append(attrs, slog.String("error_code", re.Code))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "rs call", attrs...)
+}

@@ -1,0 +1,16 @@
+// Package rsclient is the REST client the MCP adapter uses to read from a
+// PDPP resource server (RS).
+//
+// It is deliberately thin and stateless: every call takes the bearer
+// explicitly, so one Client serves many grants; it sends exactly one HTTP
+// request per call (no retries, no redirects), bounds every response body,
+// and keeps the RS answer verbatim (Raw fields, Error.Envelope) so callers can
+// pass RS bodies through unchanged.
+//
+// Wire compatibility with the reference TypeScript adapter matters more than
+// Go idiom here: path segments are encoded like JS encodeURIComponent and
+// query strings like WHATWG URLSearchParams, in a fixed parameter order, so
+// the RS sees byte-identical requests from either adapter.
+//
+// The bearer never appears in an error message, a log line or Error().
+package rsclient

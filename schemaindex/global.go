@@ -1,0 +1,116 @@
+package schemaindex
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxGlobalConnections bounds the connections listed per connector in the
+// global view; the rest are counted so the result stays bounded even for a
+// connector with hundreds of connections.
+const MaxGlobalConnections = 12
+
+// GlobalHint closes the global view: the index names streams, the scoped
+// call gives everything needed to build arguments.
+const GlobalHint = "call schema(stream, connection_id?) for fields with flag legend, filter, sort, fields projection, count, aggregate, expand and search modes"
+
+// GlobalView is the compact global index of the `schema` tool (DESIGN R-4).
+// It grows by stream names only: no field detail, each stream list appears
+// once (under its connector). It marshals to the structuredContent.data
+// document.
+type GlobalView struct {
+	Object         string            `json:"object"`
+	Detail         string            `json:"detail"`
+	ConnectorCount int               `json:"connector_count"`
+	StreamCount    int               `json:"stream_count"`
+	Connectors     []GlobalConnector `json:"connectors"`
+	Hint           string            `json:"hint"`
+}
+
+// GlobalConnector is one connector of the global index.
+type GlobalConnector struct {
+	ConnectorKey string       `json:"connector_key"`
+	DisplayName  string       `json:"display_name,omitempty"`
+	GrantID      string       `json:"grant_id,omitempty"`
+	Connections  []Connection `json:"connections"`
+	// ConnectionsOmitted counts connections beyond MaxGlobalConnections.
+	ConnectionsOmitted int      `json:"connections_omitted,omitempty"`
+	Streams            []string `json:"streams"`
+}
+
+// Global builds the global index in grant and connector order.
+func (ix *Index) Global() GlobalView {
+	g := GlobalView{Object: "schema", Detail: "compact", Connectors: []GlobalConnector{}, Hint: GlobalHint}
+	for _, c := range ix.connectors {
+		gc := GlobalConnector{
+			ConnectorKey: c.Key,
+			DisplayName:  c.DisplayName,
+			GrantID:      c.Source.GrantID,
+			Connections:  []Connection{},
+			Streams:      make([]string, 0, len(c.Streams)),
+		}
+		for i, cn := range c.Connections {
+			if i == MaxGlobalConnections {
+				gc.ConnectionsOmitted = len(c.Connections) - i
+				break
+			}
+			gc.Connections = append(gc.Connections, cn)
+		}
+		for _, s := range c.Streams {
+			gc.Streams = append(gc.Streams, s.Name)
+		}
+		g.StreamCount += len(gc.Streams)
+		g.Connectors = append(g.Connectors, gc)
+	}
+	g.ConnectorCount = len(g.Connectors)
+	return g
+}
+
+// Text renders the global index for content[]: a header, one line per
+// connector carrying its key, grant, connections and every stream name, and
+// the closing hint. Its size is linear in stream names and connectors only.
+func (g GlobalView) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d (every granted stream, by connector)\n", g.ConnectorCount, g.StreamCount)
+	for _, c := range g.Connectors {
+		b.WriteString("connector ")
+		b.WriteString(token(c.ConnectorKey))
+		if c.DisplayName != "" {
+			b.WriteString(" label=" + label(c.DisplayName))
+		}
+		if c.GrantID != "" {
+			b.WriteString(" grant_id=" + token(c.GrantID))
+		}
+		b.WriteString(" connections=")
+		b.WriteString(connectionsText(c.Connections, c.ConnectionsOmitted))
+		fmt.Fprintf(&b, " streams(%d)=", len(c.Streams))
+		for i, s := range c.Streams {
+			if i > 0 {
+				b.WriteByte('|')
+			}
+			b.WriteString(token(s))
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(g.Hint)
+	return b.String()
+}
+
+// connectionsText renders `id("label")|id2|more:N`, or "none".
+func connectionsText(cs []Connection, omitted int) string {
+	if len(cs) == 0 && omitted == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(cs)+1)
+	for _, c := range cs {
+		p := token(c.ID)
+		if c.DisplayName != "" {
+			p += "(" + label(c.DisplayName) + ")"
+		}
+		parts = append(parts, p)
+	}
+	if omitted > 0 {
+		parts = append(parts, fmt.Sprintf("more:%d", omitted))
+	}
+	return strings.Join(parts, "|")
+}
