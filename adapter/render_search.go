@@ -14,24 +14,24 @@ import (
 
 // Search rendering bounds.
 const (
-	searchTextBudget     = 1800 // bytes of content[] text
-	searchTextSnippet    = 110  // runes of snippet per hit line
-	searchResultSnippet  = 320  // runes of snippet in structuredContent.results
-	searchLadderHits     = 10
-	searchResourceLinks  = 3
-	searchTitleRunes     = 90
-	searchTextHitsMax    = 12
+	searchTextBudget    = 1800 // bytes of content[] text
+	searchTextSnippet   = 110  // runes of snippet per hit line
+	searchResultSnippet = 320  // runes of snippet in structuredContent.results
+	searchLadderHits    = 10
+	searchResourceLinks = 3
+	searchTitleRunes    = 90
+	searchTextHitsMax   = 12
 )
 
 // searchHit is one merged hit with its source identity.
 type searchHit struct {
-	Ref                     contentladder.RecordRef
-	ConnectionID            string
-	ConnectorKey, Display   string
-	Title, URL              string
-	Snippet, SnippetField   string
-	MatchedFields           []string
-	AuthoredAt, EmittedAt   string
+	Ref                   contentladder.RecordRef
+	ConnectionID          string
+	ConnectorKey, Display string
+	Title, URL            string
+	Snippet, SnippetField string
+	MatchedFields         []string
+	AuthoredAt, EmittedAt string
 }
 
 func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) searchHit {

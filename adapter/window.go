@@ -27,10 +27,10 @@ type windowRequest struct {
 
 // windowResult is a read window with its continuation state.
 type windowResult struct {
-	Ref                  contentladder.RecordRef
-	FieldPath, FieldType string
-	W                    rsclient.Window
-	Q                    string
+	Ref                    contentladder.RecordRef
+	FieldPath, FieldType   string
+	W                      rsclient.Window
+	Q                      string
 	NextCursor, PrevCursor string
 	URI, NextURI, PrevURI  string
 }

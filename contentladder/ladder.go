@@ -33,10 +33,10 @@ type Continuation struct {
 // identity and class, size, preview status, and how to continue. Binary
 // entries never carry a continuation into the bytes.
 type LadderEntry struct {
-	ID           string        `json:"id"`
+	ID           string        `json:"id,omitempty"`
 	ConnectionID string        `json:"connection_id,omitempty"`
-	Stream       string        `json:"stream"`
-	RecordID     string        `json:"record_id"`
+	Stream       string        `json:"stream,omitempty"`
+	RecordID     string        `json:"record_id,omitempty"`
 	FieldPath    string        `json:"field_path"`
 	Type         string        `json:"type"`
 	Class        Class         `json:"class"`
@@ -62,6 +62,12 @@ type LadderOptions struct {
 	// WindowChars is the limit_chars of text continuations; ≤ 0 means
 	// DefaultWindowChars, capped at MaxWindowChars.
 	WindowChars int
+	// OmitRecordIdentity leaves ID, ConnectionID, Stream and RecordID empty
+	// (and out of the JSON) for callers that state the record's identity
+	// once next to its entries. The record id is repeated ~3× per entry
+	// otherwise, which dominates an entry's size for long ids. Continuation
+	// args still carry the full id.
+	OmitRecordIdentity bool
 }
 
 // BuildLadder lists the fields of one record payload (a JSON object) that a
@@ -134,6 +140,9 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 		}
 		if !pathOK && e.Status == StatusTruncated {
 			e.Status, e.PreviewChars = StatusUnavailable, 0
+		}
+		if opt.OmitRecordIdentity {
+			e.ID, e.ConnectionID, e.Stream, e.RecordID = "", "", "", ""
 		}
 		out = append(out, e)
 	}

@@ -2,6 +2,7 @@ package contentladder
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -103,23 +104,33 @@ func TestLadderContinuationArgs(t *testing.T) {
 	}
 }
 
-// TestLadderEntryBytes is the byte budget: a truncated-text entry for a
-// realistic (long) Gmail id must stay under 400 bytes of JSON; the golden
-// file records the exact numbers.
+// TestLadderEntryBytes is the byte budget. With identity stated once per
+// record (OmitRecordIdentity) an entry stays under 400 bytes for a short id
+// and under 460 for a realistic 61-char Gmail id; with identity repeated per
+// entry, under 640. The golden file records the exact numbers.
 func TestLadderEntryBytes(t *testing.T) {
 	t.Parallel()
 	payload := json.RawMessage(`{"body_text":"` + strings.Repeat("w", 5000) + `","blob_ref":{"blob_id":"blob_9a1c","mime_type":"application/pdf","size_bytes":245120,"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},"headers":[` + strings.Repeat(`"h",`, 300) + `"h"]}`)
+	short := RecordRef{"cin_a", "messages", "m1"}
+	tests := []struct {
+		ref    RecordRef
+		omit   bool
+		budget int
+	}{
+		{short, true, 400},
+		{testRef, true, 460},
+		{short, false, 460},
+		{testRef, false, 640},
+	}
 	var report strings.Builder
-	for _, ref := range []RecordRef{testRef, {"cin_a", "messages", "m1"}} {
-		for _, e := range BuildLadder(ref, payload, LadderOptions{PreviewChars: 280}) {
+	for _, tt := range tests {
+		for _, e := range BuildLadder(tt.ref, payload, LadderOptions{PreviewChars: 280, OmitRecordIdentity: tt.omit}) {
 			b, _ := json.Marshal(e)
-			if len(b) > 400 {
-				t.Errorf("%s %s entry is %d bytes, budget 400: %s", ref.ID(), e.FieldPath, len(b), b)
+			if len(b) > tt.budget {
+				t.Errorf("%s %s (omit identity %v) entry is %d bytes, budget %d: %s", tt.ref.ID(), e.FieldPath, tt.omit, len(b), tt.budget, b)
 			}
-			report.WriteString(ref.ID() + " " + e.FieldPath + " " + string(e.Class) + " " + itoa(len(b)) + "\n")
+			fmt.Fprintf(&report, "%s omit_identity=%v %s %s %d\n", tt.ref.ID(), tt.omit, e.FieldPath, e.Class, len(b))
 		}
 	}
 	checkGolden(t, "ladder_bytes.golden", []byte(report.String()))
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -130,8 +130,8 @@ func decodeObject(body []byte, v any) error {
 	return json.Unmarshal(t, v)
 }
 
-// decodeSuccess decodes a 2xx body into T, whose setRaw keeps the body and
-// whose check validates the shape beyond JSON syntax.
+// decodeSuccess decodes a 2xx body into T; check, if non-nil, validates the
+// shape beyond JSON types.
 func decodeSuccess[T any](body []byte, check func(*T) error) (*T, error) {
 	v := new(T)
 	if err := decodeObject(body, v); err != nil {
@@ -145,10 +145,13 @@ func decodeSuccess[T any](body []byte, check func(*T) error) (*T, error) {
 	return v, nil
 }
 
-// requireArray rejects list bodies whose data member is missing or null.
-func requireArray(n int, isNil bool) error {
-	if isNil && n == 0 {
-		return errors.New(`list body lacks a "data" array`)
+// errNoData: list bodies must carry a "data" array (missing or null is not
+// an empty page; it means the RS answered something else).
+var errNoData = errors.New(`list body lacks a "data" array`)
+
+func requireData[E any](data []E) error {
+	if data == nil {
+		return errNoData
 	}
 	return nil
 }

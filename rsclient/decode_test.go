@@ -206,7 +206,7 @@ func TestDecodeSearchHitsAndAggregations(t *testing.T) {
 	if diff := cmp.Diff(wantLex, page, ignoreRaw, cmpopts.IgnoreFields(SearchPage{}, "Raw")); diff != "" {
 		t.Errorf("lexical (-want +got):\n%s", diff)
 	}
-	if want := lexical[len(`{"has_more":true,"object":"list","next_cursor":"eyJvZmYiOjI1fQ","data":[`):len(lexical)-len(`],"meta":{"count":38,"count_accuracy":"exact","recall":{"complete":true,"ranking_scope":"all_matches","truncated":false,"ranked_candidate_count":38,"sources_searched_count":2},"warnings":[]}}`)]; string(page.Data[0].Raw) != want {
+	if want := lexical[len(`{"has_more":true,"object":"list","next_cursor":"eyJvZmYiOjI1fQ","data":[`) : len(lexical)-len(`],"meta":{"count":38,"count_accuracy":"exact","recall":{"complete":true,"ranking_scope":"all_matches","truncated":false,"ranked_candidate_count":38,"sources_searched_count":2},"warnings":[]}}`)]; string(page.Data[0].Raw) != want {
 		t.Errorf("hit Raw = %s, want %s", page.Data[0].Raw, want)
 	}
 

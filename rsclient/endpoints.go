@@ -13,9 +13,7 @@ func (c *Client) Schema(ctx context.Context, bearer string, q SchemaQuery) (json
 
 // Streams calls GET /v1/streams.
 func (c *Client) Streams(ctx context.Context, bearer string, q StreamsQuery) (*StreamList, *Response, error) {
-	return getTyped(c, ctx, bearer, "/v1/streams", q.encode(), func(v *StreamList) error {
-		return requireArray(len(v.Data), v.Data == nil)
-	}, func(v *StreamList, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, "/v1/streams", q.encode(), func(v *StreamList) error { return requireData(v.Data) }, func(v *StreamList, raw json.RawMessage) { v.Raw = raw })
 }
 
 // StreamMetadata calls GET /v1/streams/{stream}[?connection_id=] and returns
@@ -38,9 +36,7 @@ func (c *Client) Records(ctx context.Context, bearer string, q RecordsQuery) (*R
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p, query, func(v *RecordList) error {
-		return requireArray(len(v.Data), v.Data == nil)
-	}, func(v *RecordList, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, p, query, func(v *RecordList) error { return requireData(v.Data) }, func(v *RecordList, raw json.RawMessage) { v.Raw = raw })
 }
 
 // Record calls GET /v1/streams/{stream}/records/{id}.
@@ -92,9 +88,7 @@ func (c *Client) Search(ctx context.Context, bearer string, q SearchQuery) (*Sea
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p, query, func(v *SearchPage) error {
-		return requireArray(len(v.Data), v.Data == nil)
-	}, func(v *SearchPage, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, p, query, func(v *SearchPage) error { return requireData(v.Data) }, func(v *SearchPage, raw json.RawMessage) { v.Raw = raw })
 }
 
 // ProtectedResourceMetadata calls GET /.well-known/oauth-protected-resource

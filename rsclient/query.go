@@ -101,7 +101,8 @@ type SearchQuery struct {
 	Filter       Filter
 }
 
-// ExpandLimit is one expand_limit[<Relation>]=<Limit> parameter.
+// ExpandLimit is one expand_limit[<Relation>]=<Limit> parameter. Unlike
+// other zero values, Limit 0 is sent: the entry itself is the request.
 type ExpandLimit struct {
 	Relation string
 	Limit    int

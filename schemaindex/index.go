@@ -47,6 +47,7 @@ type Index struct {
 // Merge builds an Index from Docs in grant order. Stream names may repeat
 // across connectors and connections; nothing is deduplicated across grants
 // because each (grant, connection) is a distinct source. Nil docs are skipped.
+// The Index shares the Docs' data: do not modify them afterwards.
 func Merge(docs ...*Doc) *Index {
 	ix := &Index{}
 	for _, d := range docs {

@@ -16,17 +16,6 @@ type kv struct {
 	V any
 }
 
-// set replaces the value of k, or appends it.
-func (o *obj) set(k string, v any) {
-	for i := range *o {
-		if (*o)[i].K == k {
-			(*o)[i].V = v
-			return
-		}
-	}
-	*o = append(*o, kv{k, v})
-}
-
 // get returns the value of k.
 func (o obj) get(k string) (any, bool) {
 	for _, e := range o {

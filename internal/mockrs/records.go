@@ -19,18 +19,17 @@ const (
 
 // listReq is a validated /records request.
 type listReq struct {
-	sc        *scope
-	limit     int
-	order     string // asc|desc
-	orderSet  bool
-	sortSet   bool
-	count     string
-	window    string
-	keep      func(string) bool
-	filters   []filterClause
-	expand    []expandReq
-	warnings  []any
-	hasCursor bool
+	sc       *scope
+	limit    int
+	order    string // asc|desc
+	orderSet bool
+	sortSet  bool
+	count    string
+	window   string
+	keep     func(string) bool
+	filters  []filterClause
+	expand   []expandReq
+	warnings []any
 }
 
 // records serves GET /v1/streams/{stream}/records.

@@ -1,0 +1,165 @@
+package adapter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Credential error codes; cmd maps them to exit codes.
+const (
+	CredNotConnected = "not_connected"      // no usable scoped credential (exit 78)
+	CredExpired      = "credential_expired" // every cached credential expired (exit 78)
+	CredInvalid      = "credential_invalid" // cache file unreadable or malformed (exit 78)
+	CredOwnerRefused = "owner_token_refused"
+	CredBadURL       = "invalid_provider_url" // (exit 64)
+)
+
+// maxCredentialFile bounds a cache file read.
+const maxCredentialFile = 1 << 20
+
+// CredentialError explains why no grant could be loaded.
+type CredentialError struct {
+	Code    string
+	Message string
+}
+
+func (e *CredentialError) Error() string { return e.Message }
+
+// cacheFile is the `pdpp connect` credential cache format. `credentials`
+// (an array of the same objects) lets one file hold several grants for one
+// provider; `credential` is the single-grant form the CLI writes.
+type cacheFile struct {
+	ProviderURL string             `json:"provider_url"`
+	Scope       string             `json:"scope"`
+	GrantID     string             `json:"grant_id"`
+	Credential  *cachedCredential  `json:"credential"`
+	Credentials []cachedCredential `json:"credentials"`
+}
+
+type cachedCredential struct {
+	AccessToken   string `json:"access_token"`
+	TokenType     string `json:"token_type"`
+	ExpiresAt     string `json:"expires_at"`
+	GrantID       string `json:"grant_id"`
+	Scope         string `json:"scope"`
+	PDPPTokenKind string `json:"pdpp_token_kind"`
+	TokenKind     string `json:"token_kind"`
+	Kind          string `json:"kind"`
+	Role          string `json:"role"`
+}
+
+func (c cachedCredential) isOwner() bool {
+	for _, k := range []string{c.PDPPTokenKind, c.TokenKind, c.Kind, c.Role} {
+		if strings.EqualFold(strings.TrimSpace(k), "owner") {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeProviderURL applies the `pdpp connect` rules: https:// when no
+// scheme, http or https only, no userinfo, query, fragment or trailing slash.
+func NormalizeProviderURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", &CredentialError{CredBadURL, "missing provider URL"}
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", &CredentialError{CredBadURL, fmt.Sprintf("invalid provider URL %q: use http(s)://host[:port]", raw)}
+	}
+	u.User, u.RawQuery, u.Fragment, u.RawFragment = nil, "", "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// CacheFilePath is `<cacheRoot>/clients/<host>.json`, with every character
+// of host[:port] outside [A-Za-z0-9.-] replaced by `_`.
+func CacheFilePath(cacheRoot, providerURL string) (string, error) {
+	norm, err := NormalizeProviderURL(providerURL)
+	if err != nil {
+		return "", err
+	}
+	u, _ := url.Parse(norm)
+	var b strings.Builder
+	for _, r := range u.Host {
+		if r < 128 && (r == '.' || r == '-' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return filepath.Join(cacheRoot, "clients", b.String()+".json"), nil
+}
+
+// LoadGrants reads every usable scoped credential cached for the provider.
+// An owner credential anywhere in the file refuses the whole load: the
+// adapter never runs next to owner authority. Expired credentials are
+// skipped; none left is an error with guidance.
+func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, error) {
+	path, err := CacheFilePath(cacheRoot, providerURL)
+	if err != nil {
+		return nil, "", err
+	}
+	norm, _ := NormalizeProviderURL(providerURL)
+	guidance := fmt.Sprintf("Run `pdpp connect %s` and try again.", norm)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, path, &CredentialError{CredNotConnected, fmt.Sprintf("No scoped PDPP credential cached for %s (%s). %s", norm, path, guidance)}
+	}
+	if err != nil {
+		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("cannot read %s: %v. %s", path, err, guidance)}
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
+	if err != nil || len(raw) > maxCredentialFile {
+		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is unreadable or too large. %s", path, guidance)}
+	}
+	var cf cacheFile
+	if err := json.Unmarshal(raw, &cf); err != nil {
+		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is not valid JSON. %s", path, guidance)}
+	}
+	all := cf.Credentials
+	if cf.Credential != nil {
+		all = append([]cachedCredential{*cf.Credential}, all...)
+	}
+	for _, c := range all {
+		if c.isOwner() {
+			return nil, path, &CredentialError{CredOwnerRefused, fmt.Sprintf("Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter.", norm)}
+		}
+	}
+	var grants []Grant
+	seen := map[string]bool{}
+	expired := 0
+	for _, c := range all {
+		tok := strings.TrimSpace(c.AccessToken)
+		if tok == "" || seen[tok] {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, c.ExpiresAt); err == nil && !t.After(now) {
+			expired++
+			continue
+		}
+		seen[tok] = true
+		grants = append(grants, NewGrant(tok))
+	}
+	switch {
+	case len(grants) > 0:
+		return grants, path, nil
+	case expired > 0:
+		return nil, path, &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", norm, guidance)}
+	default:
+		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token. %s", path, guidance)}
+	}
+}

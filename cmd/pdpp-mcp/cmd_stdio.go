@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+func init() { subcommands["stdio"] = runStdio }
+
+const stdioUsage = `usage: pdpp-mcp [--provider-url URL] [--cache-root DIR] [--server-name NAME]
+
+Serves the PDPP MCP tools over stdio with the grant-scoped client
+credential(s) that 'pdpp connect <provider-url>' cached. Owner credentials
+are refused. stdout carries only MCP messages; diagnostics go to stderr.
+
+environment: PDPP_PROVIDER_URL, PDPP_CACHE_ROOT (default .pdpp),
+             PDPP_MCP_SERVER_NAME (default pdpp-mcp)
+other modes: pdpp-mcp serve | demo | mockrs | version
+`
+
+// stdioFlags are the TypeScript adapter's CLI flags; flags beat env.
+type stdioFlags struct {
+	providerURL, cacheRoot, serverName string
+}
+
+func parseStdioFlags(args []string, env func(string) string, stderr io.Writer) (stdioFlags, int, bool) {
+	var f stdioFlags
+	fs := flag.NewFlagSet("pdpp-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.providerURL, "provider-url", env("PDPP_PROVIDER_URL"), "")
+	fs.StringVar(&f.cacheRoot, "cache-root", envOr(env, "PDPP_CACHE_ROOT", ".pdpp"), "")
+	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "")
+	showVersion := fs.Bool("version", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, stdioUsage)
+			return f, exitOK, false
+		}
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, stdioUsage)
+		return f, exitUsage, false
+	}
+	if *showVersion {
+		fmt.Fprintln(stderr, version)
+		return f, exitOK, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: unexpected argument %q\n%s", fs.Arg(0), stdioUsage)
+		return f, exitUsage, false
+	}
+	if strings.TrimSpace(f.providerURL) == "" {
+		fmt.Fprintf(stderr, "pdpp-mcp: Missing --provider-url (or PDPP_PROVIDER_URL).\n%s", stdioUsage)
+		return f, exitUsage, false
+	}
+	return f, exitOK, true
+}
+
+// ownerCredentialInEnv reports whether owner authority is present in the
+// environment; the adapter refuses to run beside it even unread.
+func ownerCredentialInEnv(env func(string) string) bool {
+	return strings.TrimSpace(env("PDPP_OWNER_TOKEN")) != "" || strings.TrimSpace(env("PDPP_OWNER_SESSION_COOKIE")) != ""
+}
+
+// runStdio is the default mode: an MCP server on stdin/stdout.
+func runStdio(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	f, code, ok := parseStdioFlags(args, env, stderr)
+	if !ok {
+		return code
+	}
+	if ownerCredentialInEnv(env) {
+		fmt.Fprintln(stderr, "pdpp-mcp: Refusing to start: owner credentials (PDPP_OWNER_TOKEN / PDPP_OWNER_SESSION_COOKIE) are present in the environment. Unset them before running the MCP adapter.")
+		return exitNoPerm
+	}
+	providerURL, err := adapter.NormalizeProviderURL(f.providerURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return exitUsage
+	}
+	grants, path, err := adapter.LoadGrants(f.cacheRoot, providerURL, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		var ce *adapter.CredentialError
+		if errors.As(err, &ce) {
+			switch ce.Code {
+			case adapter.CredOwnerRefused:
+				return exitNoPerm
+			case adapter.CredBadURL:
+				return exitUsage
+			}
+		}
+		return exitConfig
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + version})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return exitUsage
+	}
+	srv, err := adapter.New(adapter.Config{RS: rs, ServerName: f.serverName, Version: version, Grants: grants, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, len(grants), path)
+	stdio := server.NewStdioServer(srv.MCP())
+	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
+	if err := stdio.Listen(ctx, stdinReader(), stdout); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "pdpp-mcp: stdio server stopped: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func envOr(env func(string) string, key, def string) string {
+	if v := strings.TrimSpace(env(key)); v != "" {
+		return v
+	}
+	return def
+}
+
+func stdinReader() io.Reader { return os.Stdin }

@@ -1,0 +1,73 @@
+// Package testenv starts the pieces an adapter or end-to-end test needs: a
+// mock RS over the demo dataset (every response validated against
+// openapi.yaml), rs clients, and adapter servers wired to them. It is for
+// tests only.
+package testenv
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/internal/contract"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+)
+
+var (
+	datasetOnce sync.Once
+	dataset     *mockrs.Dataset
+	datasetErr  error
+)
+
+// Dataset is the default demo dataset, built once per test binary (it is
+// immutable once built).
+func Dataset(t testing.TB) *mockrs.Dataset {
+	t.Helper()
+	datasetOnce.Do(func() { dataset, datasetErr = demodata.Build(demodata.Options{}) })
+	if datasetErr != nil {
+		t.Fatalf("build demo dataset: %v", datasetErr)
+	}
+	return dataset
+}
+
+// RS is a running mock resource server.
+type RS struct {
+	URL    string
+	Server *mockrs.Server
+}
+
+// Options tune StartRS.
+type Options struct {
+	// Dataset overrides the demo dataset.
+	Dataset *mockrs.Dataset
+	// NoSemantic unmounts semantic and hybrid search.
+	NoSemantic bool
+	// Raw wraps the mock RS handler (e.g. to make it ignore `fields`).
+	Raw func(http.Handler) http.Handler
+}
+
+// StartRS serves the mock RS on a loopback httptest server for the test's
+// lifetime. Every response is validated against openapi.yaml.
+func StartRS(t testing.TB, opts Options) *RS {
+	t.Helper()
+	ds := opts.Dataset
+	if ds == nil {
+		ds = Dataset(t)
+	}
+	srv, err := mockrs.New(ds, mockrs.Options{Semantic: !opts.NoSemantic})
+	if err != nil {
+		t.Fatalf("mock RS: %v", err)
+	}
+	var h http.Handler = contract.Middleware(t, srv)
+	if opts.Raw != nil {
+		h = opts.Raw(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return &RS{URL: hs.URL, Server: srv}
+}
+
+// RSCalls counts the requests the mock RS has seen.
+func (rs *RS) RSCalls() int { return len(rs.Server.Requests()) }
