@@ -61,6 +61,7 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", h.serveReady)
+	registerPages(mux, h)
 	return mux
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -182,34 +183,40 @@ func (p *recordPage) text() string {
 	}
 	b.WriteString("\nrecords (fetch id, then data; long values cut with …):")
 	var cut []string
+	for _, r := range p.records {
+		if len(cut) == 2 {
+			break
+		}
+		if f := longestCutField(r.Payload, recordPreviewString); f != "" {
+			cut = append(cut, fmt.Sprintf(`{"id":%q,"field_path":%q}`, r.Ref.ID(), f))
+		}
+	}
+	var footer string
+	if len(cut) > 0 {
+		footer = "\nread a cut value in full: read_record_field " + strings.Join(cut, " or ")
+	}
+	const moreLine = 110 // room for the "shown N of M" line
 	shown := 0
 	for i, r := range p.records {
-		preview := contentladder.SanitizeForPreview(r.Payload, recordPreviewString)
+		preview := oneLine(string(contentladder.SanitizeForPreview(r.Payload, recordPreviewString)))
 		line := fmt.Sprintf("\n%d. %s %s", i+1, r.Ref.ID(), preview)
 		if r.Deleted {
 			line = fmt.Sprintf("\n%d. %s deleted_at=%s", i+1, r.Ref.ID(), r.DeletedAt)
 		}
-		room := recordTextBudget - 220 - b.Len() // keep room for the footer
-		if room < 40 {
+		room := recordTextBudget - b.Len() - len(footer) - moreLine
+		if room < 60 {
 			break
 		}
 		if len(line) > room {
-			line, _ = contentladder.TruncateRunes(line, room/2) // runes ≤ bytes; stay under budget
+			line = truncateBytes(line, room)
 		}
 		b.WriteString(line)
 		shown++
-		if len(cut) < 3 {
-			if f := longestCutField(r.Payload, recordPreviewString); f != "" {
-				cut = append(cut, fmt.Sprintf(`{"id":%q,"field_path":%q}`, r.Ref.ID(), f))
-			}
-		}
 	}
 	if shown < len(p.records) {
 		fmt.Fprintf(&b, "\nshown %d of %d; all are in structuredContent.data.data, or narrow with fields/limit", shown, len(p.records))
 	}
-	if len(cut) > 0 {
-		b.WriteString("\nread a cut value in full: read_record_field " + strings.Join(cut, " or "))
-	}
+	b.WriteString(footer)
 	return b.String()
 }
 
@@ -253,4 +260,17 @@ func longestCutField(payload json.RawMessage, limit int) string {
 		}
 	}
 	return best
+}
+
+// truncateBytes cuts s to at most n bytes on a rune boundary, ending in an
+// ellipsis when cut.
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len(contentladder.Ellipsis)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + contentladder.Ellipsis
 }

@@ -215,8 +215,8 @@ func (p *searchPage) text(a searchArgs) string {
 		if i == searchTextHitsMax {
 			break
 		}
-		snippet, _ := contentladder.TruncateMarked(h.Snippet, searchTextSnippet)
-		title, _ := contentladder.TruncateRunes(h.Title, searchTitleRunes)
+		snippet, _ := contentladder.TruncateMarked(oneLine(h.Snippet), searchTextSnippet)
+		title, _ := contentladder.TruncateRunes(oneLine(h.Title), searchTitleRunes)
 		line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
 		if h.SnippetField != "" {
 			line += fmt.Sprintf(" %s: %s", h.SnippetField, snippet)
@@ -247,3 +247,7 @@ func (p *searchPage) resourceLinks() []mcp.Content {
 	}
 	return out
 }
+
+// oneLine folds whitespace runs (newlines included) to single spaces so a
+// hit stays on its line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -137,7 +138,7 @@ func (r *windowResult) header() string {
 	return string(orderedJSON(h))
 }
 
-func (r *windowResult) continuation(cursor string) []byte {
+func (r *windowResult) continuation(cursor string) json.RawMessage {
 	return orderedJSON([]field{{"tool", "read_record_field"},
 		{"args", orderedJSON([]field{{"id", r.Ref.ID()}, {"field_path", r.FieldPath}, {"cursor", cursor}})}})
 }

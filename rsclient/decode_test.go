@@ -1,6 +1,7 @@
 package rsclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -63,11 +64,11 @@ func TestDecodeCaptures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		capture string
-		call    func(*Client) (any, *Response, error)
+		call    func(context.Context, *Client) (any, *Response, error)
 		want    any
 	}{
-		{"rs-raw-records", func(c *Client) (any, *Response, error) {
-			return c.Records(t.Context(), testBearer, RecordsQuery{Stream: "top_artists", Limit: 1, Count: "exact"})
+		{"rs-raw-records", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.Records(ctx, testBearer, RecordsQuery{Stream: "top_artists", Limit: 1, Count: "exact"})
 		}, &RecordList{
 			Data: []Record{{Object: "record", ID: "railway-seed-artist-2", Stream: "top_artists",
 				ConnectionID: "cin_59226620542ff12acd3c7699", EmittedAt: "2026-01-01T00:00:02.000Z",
@@ -78,21 +79,21 @@ func TestDecodeCaptures(t *testing.T) {
 			Links: Links{Self: "/v1/streams/top_artists/records?limit=1&count=exact",
 				Next: "/v1/streams/top_artists/records?limit=1&count=exact&cursor=eyJjdXJzb3JfdmFsdWUiOiIyMDI2LTAxLTAxVDAwOjAwOjAyLjAwMFoiLCJraW5kIjoicGFnZSIsIm9yZGVyIjoiREVTQyIsInByaW1hcnlfa2V5IjpbInJhaWx3YXktc2VlZC1hcnRpc3QtMiJdLCJzZXNzaW9uIjoicmVjb3JkcyJ9"},
 		}},
-		{"rs-raw-record", func(c *Client) (any, *Response, error) {
-			return c.Record(t.Context(), testBearer, RecordQuery{Stream: "top_artists", RecordID: "railway-seed-artist-1"})
+		{"rs-raw-record", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.Record(ctx, testBearer, RecordQuery{Stream: "top_artists", RecordID: "railway-seed-artist-1"})
 		}, &Record{Object: "record", ID: "railway-seed-artist-1", Stream: "top_artists",
 			ConnectionID: "cin_59226620542ff12acd3c7699", ConnectorKey: "https://registry.pdpp.dev/connectors/spotify",
 			EmittedAt: "2026-01-01T00:00:01.000Z",
 			Data:      json.RawMessage(`{"followers":10,"genres":["test-fixture"],"id":"railway-seed-artist-1","name":"Deploy Test Quartet","popularity":41,"source_updated_at":"2026-01-01T00:00:01.000Z"}`)}},
-		{"rs-raw-streams", func(c *Client) (any, *Response, error) {
-			return c.Streams(t.Context(), testBearer, StreamsQuery{})
+		{"rs-raw-streams", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.Streams(ctx, testBearer, StreamsQuery{})
 		}, &StreamList{Data: []StreamInfo{
 			{Name: "top_artists", ConnectionID: "cin_59226620542ff12acd3c7699", RecordCount: 2, LastUpdated: "2026-01-01T00:00:02.000Z"},
 			{Name: "saved_tracks", ConnectionID: "cin_59226620542ff12acd3c7699"},
 			{Name: "recently_played", ConnectionID: "cin_59226620542ff12acd3c7699"},
 		}}},
-		{"rs-raw-field-window", func(c *Client) (any, *Response, error) {
-			return c.FieldWindow(t.Context(), testBearer, FieldWindowQuery{Stream: "top_artists", RecordID: "railway-seed-artist-1", Field: "name", LimitChars: intp(8)})
+		{"rs-raw-field-window", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.FieldWindow(ctx, testBearer, FieldWindowQuery{Stream: "top_artists", RecordID: "railway-seed-artist-1", Field: "name", LimitChars: intp(8)})
 		}, func() *FieldWindow {
 			fw := &FieldWindow{Stream: "top_artists", RecordID: "railway-seed-artist-1",
 				Window: Window{Text: "Deploy T", TotalChars: 19, EndChars: 8, LimitChars: 8, HasMore: true, NextOffsetChars: intp(8)},
@@ -100,8 +101,8 @@ func TestDecodeCaptures(t *testing.T) {
 			fw.Field.Path, fw.Field.Type = "name", "string"
 			return fw
 		}()},
-		{"rs-raw-search", func(c *Client) (any, *Response, error) {
-			return c.Search(t.Context(), testBearer, SearchQuery{Q: "Quartet"})
+		{"rs-raw-search", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.Search(ctx, testBearer, SearchQuery{Q: "Quartet"})
 		}, &SearchPage{Data: []SearchHit{},
 			Meta: Meta{Count: Count{Null: true, Bare: true}, CountAccuracy: "not_counted",
 				Recall: &Recall{Complete: boolp(false), RankingScope: "unknown"},
@@ -109,15 +110,15 @@ func TestDecodeCaptures(t *testing.T) {
 					Message: "Connection 'cin_59226620542ff12acd3c7699' under connector '' is not applicable to this query and was skipped.",
 					Detail:  json.RawMessage(`{"source":"","connection_id":"cin_59226620542ff12acd3c7699"}`)}}},
 			Links: Links{Self: "/v1/search?q=Quartet"}}},
-		{"rs-raw-protected-resource-metadata", func(c *Client) (any, *Response, error) {
-			return c.ProtectedResourceMetadata(t.Context())
+		{"rs-raw-protected-resource-metadata", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.ProtectedResourceMetadata(ctx)
 		}, &ProtectedResourceMetadata{Resource: "http://127.0.0.1:7673",
 			AuthorizationServers: []string{"http://localhost:7672"}, TokenKindsSupported: []string{"owner", "client"},
 			Lexical:  &RetrievalCapability{Supported: true, Endpoint: "/v1/search", CursorSupported: true, DefaultLimit: 25, MaxLimit: 100},
 			Semantic: &RetrievalCapability{Supported: true, Endpoint: "/v1/search/semantic", CursorSupported: true, DefaultLimit: 25, MaxLimit: 100},
 			Hybrid:   &RetrievalCapability{Supported: true, Endpoint: "/v1/search/hybrid", DefaultLimit: 25, MaxLimit: 100}}},
-		{"rs-raw-schema-compact", func(c *Client) (any, *Response, error) {
-			return c.Schema(t.Context(), testBearer, SchemaQuery{View: "compact"})
+		{"rs-raw-schema-compact", func(ctx context.Context, c *Client) (any, *Response, error) {
+			return c.Schema(ctx, testBearer, SchemaQuery{View: "compact"})
 		}, nil},
 	}
 	for _, tt := range tests {
@@ -125,7 +126,7 @@ func TestDecodeCaptures(t *testing.T) {
 			t.Parallel()
 			capt := loadCapture(t, tt.capture)
 			srv := newRecorder(t, serveCapture(capt))
-			got, resp, err := tt.call(newTestClient(t, srv.URL))
+			got, resp, err := tt.call(t.Context(), newTestClient(t, srv.URL))
 			if err != nil {
 				t.Fatal(err)
 			}

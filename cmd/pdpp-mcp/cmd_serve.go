@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
@@ -45,7 +46,8 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 			return exitUsage
 		}
 	}
-	handler, err := newHostedHandler(norm, *serverName, *publicURL, splitList(*origins), key, logger)
+	handler, err := newHostedHandler(hostedConfig{RSURL: norm, ServerName: *serverName, PublicURL: *publicURL,
+		AllowedOrigins: splitList(*origins), CursorKey: key, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitUsage
@@ -63,17 +65,31 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 	return exitOK
 }
 
+// hostedConfig is everything the hosted adapter needs; serve and demo
+// both build one. New options get zero-value defaults.
+type hostedConfig struct {
+	RSURL          string
+	ServerName     string
+	PublicURL      string
+	AllowedOrigins []string
+	CursorKey      *contentladder.CursorKey
+	Logger         *slog.Logger
+}
+
 // newHostedHandler builds the hosted adapter for one RS.
-func newHostedHandler(rsURL, serverName, publicURL string, origins []string, key *contentladder.CursorKey, logger *slog.Logger) (*hostedBundle, error) {
-	rs, err := rsclient.New(rsclient.Config{BaseURL: rsURL, Logger: logger, UserAgent: "pdpp-mcp/" + version})
+func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + version})
 	if err != nil {
 		return nil, err
 	}
-	a, err := adapter.New(adapter.Config{RS: rs, ServerName: serverName, Version: version, CursorKey: key, Logger: logger})
+	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: version, CursorKey: cfg.CursorKey, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
-	return &hostedBundle{Handler: a.Hosted(adapter.HostedOptions{PublicURL: publicURL, AllowedOrigins: origins})}, nil
+	return a.Hosted(adapter.HostedOptions{PublicURL: cfg.PublicURL, AllowedOrigins: cfg.AllowedOrigins}), nil
 }
 
 func splitList(s string) []string {

@@ -57,6 +57,3 @@ func (s *startedServer) waitAndShutdown(ctx context.Context) error {
 	}
 	return <-s.done
 }
-
-// hostedBundle is the hosted adapter's HTTP surface.
-type hostedBundle struct{ http.Handler }

@@ -38,9 +38,11 @@ type ExchangeError struct {
 	Err    error
 }
 
-// Error implements error.
+// Error implements error. kin-openapi nests one "validation failed due to"
+// per schema level; they say nothing the JSON pointer does not, so they go.
 func (e *ExchangeError) Error() string {
-	return fmt.Sprintf("%s %s -> %d: %v", e.Method, e.Path, e.Status, e.Err)
+	msg := strings.ReplaceAll(e.Err.Error(), "validation failed due to: ", "")
+	return fmt.Sprintf("%s %s -> %d: %s", e.Method, e.Path, e.Status, msg)
 }
 
 // Unwrap exposes the cause to errors.Is and errors.As.

@@ -135,7 +135,7 @@ func (g *slackGen) write(ch string, m, parent slackMsg, j int, replies []slackMs
 	var emoji []string
 	if r.chance(15) {
 		e := r.intn(len(slackEmoji))
-		emoji = slackEmoji[e : e+1]
+		emoji = []string{slackEmoji[e]} // a copy: appending to a bank slice would corrupt it
 		if r.chance(40) {
 			emoji = append(emoji, slackEmoji[(e+1)%len(slackEmoji)])
 		}
