@@ -75,11 +75,11 @@ func errorCode(err error) string {
 // in across that grant's connections itself. With several grants the
 // connection index (membership, never health probes) decides.
 func (s *Server) route(ctx context.Context, stream, connectionID string) (Grant, *toolError) {
-	grants := s.grants(ctx)
-	switch len(grants) {
-	case 0:
-		return Grant{}, newAdapterError("no_credentials", "no scoped credential is available for this request")
-	case 1:
+	grants, te := s.sourceGrants(ctx)
+	if te != nil {
+		return Grant{}, te
+	}
+	if len(grants) == 1 {
 		return grants[0], nil
 	}
 	ix, _, err := s.sourceIndex(ctx, grants)

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,7 +103,16 @@ func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemainde
 	if err != nil {
 		return nil, err
 	}
-	return schemaindex.Parse(body, schemaindex.Source{GrantKey: g.Key})
+	doc, err := schemaindex.Parse(body, schemaindex.Source{GrantKey: g.Key})
+	if err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(doc.Bearer.TokenKind, "client") {
+		// Owner (or unknown) authority is refused everywhere, not only at
+		// the hosted door: a stdio cache entry may be mislabelled.
+		return nil, errOwnerToken
+	}
+	return doc, nil
 }
 
 // prmCache remembers the RS's protected-resource metadata (search modes).
@@ -132,3 +142,8 @@ func (c *prmCache) get(ctx context.Context, rs *rsclient.Client) (*rsclient.Prot
 	c.doc, c.fetched = doc, c.now()
 	return doc, nil
 }
+
+// errOwnerToken refuses a bearer whose RS schema reports non-client
+// authority (owner or control-plane).
+var errOwnerToken = newAdapterError("owner_token_refused",
+	"this credential is not a grant-scoped client token; owner and control-plane tokens are refused")

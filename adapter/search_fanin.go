@@ -234,9 +234,9 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 // searchSources lists the grants a search reads: the one owning
 // connection_id, else every grant whose streams intersect the request.
 func (s *Server) searchSources(ctx context.Context, a searchArgs) ([]searchSource, *schemaindex.Index, *toolError) {
-	grants := s.grants(ctx)
-	if len(grants) == 0 {
-		return nil, nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
+	grants, te := s.sourceGrants(ctx)
+	if te != nil {
+		return nil, nil, te
 	}
 	ix, _, _ := s.sourceIndex(ctx, grants) // labels and stream intersection; search works without it
 	if a.ConnectionID != "" {

@@ -48,9 +48,9 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}
-	grants := s.grants(ctx)
-	if len(grants) == 0 {
-		return errorResult(newAdapterError("no_credentials", "no scoped credential is available for this request"))
+	grants, te := s.sourceGrants(ctx)
+	if te != nil {
+		return errorResult(te)
 	}
 	ix, warns, err := s.sourceIndex(ctx, grants)
 	if err != nil {

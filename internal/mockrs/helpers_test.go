@@ -229,7 +229,8 @@ func testDataset() *Dataset {
 		Connections: []Connection{{ID: connA, ConnectorKey: "gmail", DisplayName: "Personal Gmail"},
 			{ID: connB, ConnectorKey: "gmail", DisplayName: "Work Gmail"},
 			{ID: connSlack, ConnectorKey: "slack", DisplayName: "Acme Slack"},
-			{ID: connSpot, ConnectorKey: "spotify"}},
+			{ID: connSpot, ConnectorKey: "spotify"},
+			{ID: "cin_000000000000000000000002", ConnectorKey: "slack", DisplayName: "Other Slack"}},
 		OwnerTokens:   []string{ownerTok},
 		ExpiredTokens: []string{staleTok},
 	}

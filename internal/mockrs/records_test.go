@@ -105,7 +105,7 @@ func TestRecordsRules(t *testing.T) {
 		{"sort vs order", a + "&sort=received_at&order=desc", gmailTok, 400, "invalid_sort", "sort"},
 		{"bad count", a + "&count=maybe", gmailTok, 400, "invalid_request", "count"},
 		{"unknown field", a + "&fields=id,nope", gmailTok, 400, "unknown_field", "fields"},
-		{"garbage cursor", a + "&cursor=%%%", gmailTok, 400, "invalid_request", ""},
+		{"garbage cursor", a + "&cursor=%%%", gmailTok, 400, "invalid_request", "cursor"},
 		{"garbage cursor b64", a + "&cursor=bm9wZQ==", gmailTok, 400, "invalid_cursor", "cursor"},
 		{"connection not in grant", "/v1/streams/messages/records?connection_id=" + connSlack, gmailTok, 404, "connection_not_found", "connection_id"},
 		{"alias conflict", a + "&connector_instance_id=" + connB, gmailTok, 400, "invalid_argument", "connector_instance_id"},
