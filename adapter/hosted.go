@@ -1,16 +1,17 @@
 package adapter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // Hosted HTTP defaults.
@@ -19,21 +20,31 @@ const (
 	maxBearerBytes      = 4096
 	mcpPath             = "/mcp"
 	prmPath             = "/.well-known/oauth-protected-resource"
+	// authCheckTimeout bounds how long a request waits for its token kind.
+	authCheckTimeout = 10 * time.Second
 )
 
-// HostedOptions configures the hosted Streamable HTTP surface.
+// HostedOptions configures the hosted Streamable HTTP surface. The zero
+// value is a safe loopback setup: origin from the Host header, browser
+// origins limited to loopback, token kind from the RS schema probe.
 type HostedOptions struct {
-	// PublicURL is the origin clients use (https://host[:port]); metadata
-	// and challenges name it. Empty: derived from each request's Host.
+	// PublicURL is the origin clients use (https://host[:port]); metadata,
+	// challenges, the Origin allowlist and the JWT audience name it.
+	// Empty: derived from each request (see TrustedProxies).
 	PublicURL string
 	// AllowedOrigins are browser origins allowed to call /mcp besides the
 	// public origin itself (DNS-rebinding protection).
 	AllowedOrigins []string
+	// TrustedProxies are the peer networks whose X-Forwarded-Proto and
+	// X-Forwarded-Host are believed when PublicURL is empty. Default none.
+	TrustedProxies []netip.Prefix
 	// MaxBodyBytes caps a request body; default 1 MiB.
 	MaxBodyBytes int64
 	// AuthorizationServers are advertised in the protected-resource
 	// metadata; default: the RS's own.
 	AuthorizationServers []string
+	// Auth selects how token kinds are learned (JWT, introspection, RS).
+	Auth AuthOptions
 }
 
 // Hosted returns the hosted HTTP handler: /mcp (stateless Streamable HTTP,
@@ -42,7 +53,12 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
 	}
-	h := &hosted{s: s, opts: opts}
+	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	audience := ""
+	if opts.PublicURL != "" {
+		audience = opts.PublicURL + mcpPath
+	}
+	h := &hosted{s: s, opts: opts, auth: newAuthenticator(s, opts.Auth, audience)}
 	h.stream = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
@@ -68,23 +84,12 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 type hosted struct {
 	s      *Server
 	opts   HostedOptions
+	auth   *authenticator
 	stream *server.StreamableHTTPServer
 }
 
-// origin is the public origin for this request.
-func (h *hosted) origin(r *http.Request) string {
-	if h.opts.PublicURL != "" {
-		return strings.TrimRight(h.opts.PublicURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-func (h *hosted) metadataURL(r *http.Request) string { return h.origin(r) + prmPath + mcpPath }
-
+// serveMCP runs every check before any MCP method: Origin, method, media
+// types, size, bearer, token kind. Only a client token reaches mcp-go.
 func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !h.originAllowed(r) {
 		writeHTTPError(w, http.StatusForbidden, "forbidden_origin", "this Origin may not call the MCP endpoint", nil)
@@ -95,42 +100,71 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusMethodNotAllowed, "method_not_allowed", "this stateless endpoint accepts POST only", nil)
 		return
 	}
-	if r.ContentLength > h.opts.MaxBodyBytes {
-		writeHTTPError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body exceeds the limit", nil)
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		writeHTTPError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON-RPC with Content-Type: application/json", nil)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes)
-	bearer, ok := bearerToken(r)
+	if !acceptsJSON(r.Header.Values("Accept")) {
+		writeHTTPError(w, http.StatusNotAcceptable, "not_acceptable", "this endpoint answers application/json; include it in Accept", nil)
+		return
+	}
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		tooLarge(w)
+		return
+	}
+	bearer, ok := bearerToken(r.Header.Values("Authorization"))
 	if !ok {
 		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
 	g := NewGrant(bearer)
-	switch kind, err := h.s.tokenKind(r.Context(), g); {
+	ctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
+	v, err := h.auth.classify(ctx, g)
+	cancel()
+	switch {
 	case err != nil:
-		var rsErr *rsclient.Error
-		if errors.As(err, &rsErr) && (rsErr.Status == http.StatusUnauthorized || rsErr.Status == http.StatusForbidden) {
-			h.challenge(w, r, "Invalid or expired token")
-			return
-		}
-		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the resource server could not verify this token; retry later", nil)
+		h.s.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
+		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
 		return
-	case kind != "client":
+	case v == verdictInvalid:
+		h.challenge(w, r, "Invalid or expired token")
+		return
+	case v != verdictClient:
+		h.s.log.Info("refused non-client token", "token", g.Key)
 		writeHTTPError(w, http.StatusForbidden, "permission_error",
 			"MCP requires a grant-scoped client token; owner and control-plane tokens are refused", nil)
 		return
 	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
+	if int64(len(body)) > h.opts.MaxBodyBytes {
+		tooLarge(w)
+		return
+	}
+	if err != nil {
+		writeHTTPError(w, http.StatusBadRequest, "bad_request", "the request body could not be read", nil)
+		return
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	h.stream.ServeHTTP(w, r.WithContext(WithRequestGrant(r.Context(), g)))
 }
 
-// tokenKind learns a bearer's kind from the RS schema `bearer` block,
-// cached per token hash; token syntax is never trusted.
-func (s *Server) tokenKind(ctx context.Context, g Grant) (string, error) {
-	doc, err := s.schemas.get(ctx, s.rs, g)
-	if err != nil {
-		return "", err
+// authErrorKind names an auth failure for logs without its text, which
+// may quote URLs of the configured authorities.
+func authErrorKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, errAuthUnavailable):
+		return "unavailable"
 	}
-	return doc.Bearer.TokenKind, nil
+	return "other"
+}
+
+func tooLarge(w http.ResponseWriter) {
+	// The rest of the body is not read; closing the connection stops the
+	// client from sending it.
+	w.Header().Set("Connection", "close")
+	writeHTTPError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body exceeds the limit", nil)
 }
 
 // challenge answers 401 with the RFC 9728 pointer in header and body.
@@ -140,32 +174,30 @@ func (h *hosted) challenge(w http.ResponseWriter, r *http.Request, msg string) {
 	writeHTTPError(w, http.StatusUnauthorized, "authentication_error", msg, map[string]string{"resource_metadata": md})
 }
 
-func bearerToken(r *http.Request) (string, bool) {
-	auth := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(auth, " ")
+// bearerToken extracts the token of exactly one `Authorization: Bearer`
+// header. Several Authorization headers are ambiguous and refused.
+func bearerToken(values []string) (string, bool) {
+	if len(values) != 1 {
+		return "", false
+	}
+	scheme, tok, ok := strings.Cut(values[0], " ")
 	tok = strings.TrimSpace(tok)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > maxBearerBytes || strings.ContainsAny(tok, " \t\r\n") {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > maxBearerBytes || !isTokenChars(tok) {
 		return "", false
 	}
 	return tok, true
 }
 
-// originAllowed rejects cross-site browser requests (DNS rebinding): no
-// Origin (non-browser clients) or the public origin or an allowed one.
-func (h *hosted) originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	if strings.EqualFold(o, h.origin(r)) {
-		return true
-	}
-	for _, a := range h.opts.AllowedOrigins {
-		if strings.EqualFold(o, strings.TrimRight(a, "/")) {
-			return true
+// isTokenChars accepts printable ASCII without spaces: RFC 6750's b64token
+// plus the other visible characters opaque tokens use. Control characters
+// and non-ASCII could split or smuggle headers on the way to the RS.
+func isTokenChars(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] <= ' ' || tok[i] >= 0x7f {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
@@ -180,12 +212,14 @@ func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	if servers == nil {
 		servers = []string{}
 	}
+	// Public document: any browser-based client may read it.
+	w.Header().Set("Access-Control-Allow-Origin", "*")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"resource":                   h.origin(r) + mcpPath,
 		"resource_name":              "PDPP MCP adapter",
 		"authorization_servers":      servers,
 		"bearer_methods_supported":   []string{"header"},
-		"pdpp_token_kinds_supported": []string{"client"},
+		"pdpp_token_kinds_supported": []string{kindClient},
 		"mcp_endpoint":               h.origin(r) + mcpPath,
 	})
 }

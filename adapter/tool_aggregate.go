@@ -140,11 +140,16 @@ func renderAggregate(a aggregateArgs, agg *rsclient.Aggregation) string {
 		}
 		fmt.Fprintf(&b, "\n%s = %d", string(g.Key), g.Count)
 	}
-	if agg.OtherCount != nil {
+	switch {
+	case agg.OtherCount != nil:
 		fmt.Fprintf(&b, "\nother_count=%d", *agg.OtherCount)
 		if *agg.OtherCount > 0 {
 			b.WriteString(" (records in buckets beyond limit: the list is top-N truncated; raise limit up to 100)")
 		}
+	case len(agg.Groups) >= effectiveLimit(a, agg):
+		// Merged fan-in answers carry no other_count: say so rather than
+		// let a full bucket list pass for the whole answer.
+		b.WriteString("\nother_count not reported (merged across connections): the list may be truncated; pass connection_id or raise limit")
 	}
 	return b.String()
 }
@@ -162,4 +167,15 @@ func stripLinks(body json.RawMessage) json.RawMessage {
 		}
 	}
 	return orderedJSON(fields)
+}
+
+// effectiveLimit is the bucket cap the RS applied (default 10).
+func effectiveLimit(a aggregateArgs, agg *rsclient.Aggregation) int {
+	switch {
+	case agg.Limit != nil && *agg.Limit > 0:
+		return *agg.Limit
+	case a.Limit > 0:
+		return a.Limit
+	}
+	return 10
 }

@@ -1,0 +1,80 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+)
+
+func TestAggregateTextCarriesAnswer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want []*regexp.Regexp
+	}{
+		{"scalar count", map[string]any{"stream": "messages", "metric": "count"},
+			[]*regexp.Regexp{regexp.MustCompile(`^aggregate count\(messages\) = \d+ over \d+ records$`)}},
+		{"sum", map[string]any{"stream": "messages", "metric": "sum", "field": "size_bytes"},
+			[]*regexp.Regexp{regexp.MustCompile(`sum\(messages\.size_bytes\) = \d+`)}},
+		{"grouped", map[string]any{"stream": "messages", "metric": "count", "group_by": "has_attachments", "connection_id": demodata.GmailWorkConnectionID},
+			[]*regexp.Regexp{regexp.MustCompile(`by has_attachments: 2 buckets`), regexp.MustCompile(`(?m)^(true|false) = \d+$`), regexp.MustCompile(`other_count=0`)}},
+		{"time buckets", map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "time_zone": "America/Chicago", "limit": 3, "connection_id": demodata.GmailWorkConnectionID},
+			[]*regexp.Regexp{regexp.MustCompile(`by month\(received_at\) time_zone=America/Chicago: 3 buckets`), regexp.MustCompile(`(?m)^"\d{4}-\d{2}-01" = \d+$`), regexp.MustCompile(`other_count=[1-9]\d* \(records in buckets beyond limit`)}},
+		{"merged time buckets", map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "limit": 3},
+			[]*regexp.Regexp{regexp.MustCompile(`3 buckets`), regexp.MustCompile(`other_count not reported \(merged across connections\)`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.c.call("aggregate", tc.args)
+			if r.IsError {
+				t.Fatal(r.text())
+			}
+			for _, re := range tc.want {
+				if !re.MatchString(r.text()) {
+					t.Errorf("text does not match %s:\n%s", re, r.text())
+				}
+			}
+			var sc struct {
+				Data map[string]json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(r.StructuredContent, &sc); err != nil || string(sc.Data["object"]) != `"aggregation"` {
+				t.Errorf("structured data is not the RS aggregation: %s", r.StructuredContent)
+			}
+			if _, ok := sc.Data["links"]; ok {
+				t.Error("REST links kept in structuredContent")
+			}
+		})
+	}
+}
+
+func TestAggregateRejectsInconsistentArgsLocally(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	for name, args := range map[string]map[string]any{
+		"sum without field":      {"stream": "messages", "metric": "sum"},
+		"count with field":       {"stream": "messages", "metric": "count", "field": "size_bytes"},
+		"two dimensions":         {"stream": "messages", "metric": "count", "group_by": "is_seen", "group_by_time": "received_at", "granularity": "day"},
+		"time without unit":      {"stream": "messages", "metric": "count", "group_by_time": "received_at"},
+		"unit without time":      {"stream": "messages", "metric": "count", "granularity": "day"},
+		"grouped sum":            {"stream": "messages", "metric": "sum", "field": "size_bytes", "group_by": "is_seen"},
+		"limit without grouping": {"stream": "messages", "metric": "count", "limit": 5},
+		"bad metric":             {"stream": "messages", "metric": "median"},
+	} {
+		before := e.rs.RSCalls()
+		r := e.c.call("aggregate", args)
+		if !r.IsError {
+			t.Errorf("%s: accepted", name)
+		}
+		if n := e.rs.RSCalls() - before; n != 0 {
+			t.Errorf("%s: %d RS calls", name, n)
+		}
+		if strings.Contains(r.text(), "panic") {
+			t.Errorf("%s: %s", name, r.text())
+		}
+	}
+}

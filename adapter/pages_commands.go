@@ -1,0 +1,55 @@
+package adapter
+
+import "encoding/json"
+
+// Host setup commands. The /connect page, /llms.txt and `pdpp-mcp demo`
+// all print these, so one definition keeps every copy-paste path exact.
+// The page passes a placeholder or `$PDPP_BEARER` as the bearer; only the
+// demo passes a real (demo) token.
+
+// BearerEnvVar is the environment variable the printed commands read the
+// client token from. Codex only takes bearers from the environment, so the
+// Claude Code command on the public page uses the same variable.
+const BearerEnvVar = "PDPP_BEARER"
+
+// ServerKey is the name the setup commands register the server under.
+const ServerKey = "pdpp"
+
+// ClaudeCodeCommand is `claude mcp add` for the hosted endpoint.
+func ClaudeCodeCommand(mcpURL, bearer string) string {
+	return `claude mcp add --transport http ` + ServerKey + ` ` + mcpURL + ` --header "Authorization: Bearer ` + bearer + `"`
+}
+
+// CodexCommand is `codex mcp add` for the hosted endpoint (Streamable
+// HTTP; Codex reads the bearer from BearerEnvVar, never from argv).
+func CodexCommand(mcpURL string) string {
+	return `codex mcp add ` + ServerKey + ` --url ` + mcpURL + ` --bearer-token-env-var ` + BearerEnvVar
+}
+
+// BearerExportLine sets BearerEnvVar in a POSIX shell.
+func BearerExportLine(bearer string) string {
+	return `export ` + BearerEnvVar + `="` + bearer + `"`
+}
+
+// StdioArgs are the stdio adapter's arguments for one provider; cacheRoot
+// is omitted when empty (the default `.pdpp` cache of `pdpp connect`).
+func StdioArgs(providerURL, cacheRoot string) []string {
+	args := []string{"--provider-url", providerURL}
+	if cacheRoot != "" {
+		args = append(args, "--cache-root", cacheRoot)
+	}
+	return args
+}
+
+// StdioConfigJSON is the `mcpServers` entry most MCP clients accept for a
+// local stdio server.
+func StdioConfigJSON(command, providerURL, cacheRoot string) string {
+	type entry struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	b, _ := json.Marshal(map[string]map[string]entry{
+		"mcpServers": {ServerKey: {Command: command, Args: StdioArgs(providerURL, cacheRoot)}},
+	})
+	return string(b)
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+)
+
+func init() { subcommands["demo"] = runDemo }
+
+// demoReady is the one JSON line `demo --json` prints once both servers
+// accept connections. grants has the shape of `mockrs --json`; the owner
+// bearer is deliberately absent.
+type demoReady struct {
+	MCPURL    string                `json:"mcp_url"`
+	RSURL     string                `json:"rs_url"`
+	Bearer    string                `json:"bearer"`
+	Grants    []mockrs.GrantSummary `json:"grants"`
+	CacheRoot string                `json:"cache_root"`
+}
+
+// runDemo serves the mock RS (demo data) and the hosted adapter on
+// loopback, writes a demo credential cache for the stdio adapter, prints
+// copy-paste setup, and runs until interrupted.
+func runDemo(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
+	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, bearer, grants, cache_root) once ready")
+	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: a temporary directory removed on exit)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if err := requireLoopback(*addr); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return exitUsage
+	}
+	ds, err := demodata.Build(demodata.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: build dataset: %v\n", err)
+		return exitFailure
+	}
+	rs, err := mockrs.New(ds, mockrs.Options{Semantic: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return exitFailure
+	}
+	rsSrv, err := startHTTP("127.0.0.1:0", rs)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: mock RS: %v\n", err)
+		return exitFailure
+	}
+	// Every early return from here on must stop the RS too.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rsDone := make(chan error, 1)
+	go func() { rsDone <- rsSrv.waitAndShutdown(ctx) }()
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: "+format+"\n", a...)
+		cancel()
+		<-rsDone
+		return exitFailure
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: logger})
+	if err != nil {
+		return fail("%v", err)
+	}
+	root, cleanup, err := writeDemoCache(*cacheRoot, rsSrv.URL, ds)
+	if err != nil {
+		return fail("credential cache: %v", err)
+	}
+	defer cleanup()
+	adSrv, err := startHTTP(*addr, handler)
+	if err != nil {
+		return fail("%v", err)
+	}
+
+	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, Bearer: grantToken(ds, demodata.GmailGrantID),
+		Grants: rs.Summary(rsSrv.URL).Grants, CacheRoot: root}
+	if *asJSON {
+		line, _ := json.Marshal(ready)
+		fmt.Fprintln(stdout, string(line))
+	} else {
+		printDemoSetup(stdout, ready, ds, adSrv.URL)
+	}
+
+	adErr := adSrv.waitAndShutdown(ctx)
+	cancel() // the adapter stopped (signal or failure): stop the RS too
+	rsErr := <-rsDone
+	if err := errors.Join(adErr, rsErr); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// requireLoopback keeps the demo (which prints working bearers) off any
+// interface other people can reach.
+func requireLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("invalid --addr %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--addr %q is not a loopback address; the demo serves working demo tokens, so it listens on 127.0.0.1 or ::1 only (use `pdpp-mcp serve` for anything else)", addr)
+}
+
+// activeGrants are the usable client grants, dataset order.
+func activeGrants(ds *mockrs.Dataset) []mockrs.Grant {
+	var out []mockrs.Grant
+	for _, g := range ds.Grants {
+		if g.Status == "" || g.Status == "active" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// cacheGrants picks the grants the stdio adapter should read with: every
+// active client grant except one whose connections an earlier grant
+// already covers (the narrowed Gmail test grant), so one connection never
+// answers twice with two different projections.
+func cacheGrants(ds *mockrs.Dataset) []mockrs.Grant {
+	covered := map[string]bool{}
+	var out []mockrs.Grant
+	for _, g := range activeGrants(ds) {
+		conns := grantConnections(g)
+		fresh := false
+		for _, c := range conns {
+			fresh = fresh || !covered[c]
+		}
+		if !fresh {
+			continue
+		}
+		for _, c := range conns {
+			covered[c] = true
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func grantConnections(g mockrs.Grant) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range g.Streams {
+		for _, c := range s.ConnectionIDs {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func grantToken(ds *mockrs.Dataset, id string) string {
+	for _, g := range ds.Grants {
+		if g.ID == id {
+			return g.Token
+		}
+	}
+	return ""
+}
+
+// writeDemoCache writes the `pdpp connect` cache file the stdio adapter
+// reads (adapter.LoadGrants). An empty root means a fresh temporary
+// directory that cleanup removes; a given root is left in place.
+func writeDemoCache(root, rsURL string, ds *mockrs.Dataset) (string, func(), error) {
+	cleanup := func() {}
+	if root == "" {
+		dir, err := os.MkdirTemp("", "pdpp-mcp-demo-")
+		if err != nil {
+			return "", cleanup, err
+		}
+		root, cleanup = dir, func() { _ = os.RemoveAll(dir) }
+	}
+	path, err := adapter.CacheFilePath(root, rsURL)
+	if err != nil {
+		return "", cleanup, err
+	}
+	type credential struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		GrantID     string `json:"grant_id"`
+		TokenKind   string `json:"pdpp_token_kind"`
+	}
+	file := struct {
+		ProviderURL string       `json:"provider_url"`
+		Credentials []credential `json:"credentials"`
+	}{ProviderURL: rsURL}
+	for _, g := range cacheGrants(ds) {
+		file.Credentials = append(file.Credentials, credential{AccessToken: g.Token, TokenType: "Bearer", GrantID: g.ID, TokenKind: "client"})
+	}
+	b, _ := json.MarshalIndent(file, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", cleanup, err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return "", cleanup, err
+	}
+	return root, cleanup, nil
+}
+
+// printDemoSetup is the human form: the ready line first, then exact
+// commands per host.
+func printDemoSetup(w io.Writer, r demoReady, ds *mockrs.Dataset, origin string) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "pdpp-mcp"
+	}
+	names := map[string]string{}
+	for _, c := range ds.Connections {
+		names[c.ID] = c.DisplayName
+	}
+	describe := func(g mockrs.Grant) string {
+		var parts []string
+		for _, c := range grantConnections(g) {
+			parts = append(parts, c+" "+names[c])
+		}
+		return strings.Join(parts, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pdpp-mcp demo ready: %s  (setup page: %s/connect)\n\n", r.MCPURL, origin)
+	fmt.Fprintf(&b, "Mock PDPP resource server with demo data: %s (loopback only)\n\n", r.RSURL)
+	for _, g := range activeGrants(ds) {
+		if g.ID == demodata.GmailGrantID {
+			fmt.Fprintf(&b, "Demo client bearer (%s grant %s; %s):\n  %s\n\nOther demo grants:\n", g.ConnectorKey, g.ID, describe(g), g.Token)
+		}
+	}
+	for _, g := range activeGrants(ds) {
+		if g.ID != demodata.GmailGrantID {
+			fmt.Fprintf(&b, "  %-8s %s  %s\n           %s\n", g.ConnectorKey, g.ID, describe(g), g.Token)
+		}
+	}
+	fmt.Fprintf(&b, "\nClaude Code:\n  %s\n\n", adapter.ClaudeCodeCommand(r.MCPURL, r.Bearer))
+	fmt.Fprintf(&b, "Codex:\n  %s\n  %s\n\n", adapter.BearerExportLine(r.Bearer), adapter.CodexCommand(r.MCPURL))
+	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
+		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
+	fmt.Fprintf(&b, "stdio (credentials from the demo cache %s):\n  %s %s\n  %s\n\n", r.CacheRoot, exe,
+		strings.Join(adapter.StdioArgs(r.RSURL, r.CacheRoot), " "), adapter.StdioConfigJSON(exe, r.RSURL, r.CacheRoot))
+	b.WriteString("Press Ctrl-C to stop.\n")
+	_, _ = io.WriteString(w, b.String())
+}
