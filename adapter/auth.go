@@ -149,6 +149,10 @@ func (a *authenticator) decide(ctx context.Context, g Grant) (decision, error) {
 // schema cache, so the first tool call does not fetch it again).
 func (a *authenticator) probeSchema(ctx context.Context, g Grant) (decision, error) {
 	kind, err := a.s.tokenKind(ctx, g)
+	if errors.Is(err, errOwnerToken) {
+		// The schema cache itself refuses non-client kinds.
+		return decision{verdict: verdictRefused}, nil
+	}
 	if err != nil {
 		var rsErr *rsclient.Error
 		if errors.As(err, &rsErr) && (rsErr.Status == http.StatusUnauthorized || rsErr.Status == http.StatusForbidden) {

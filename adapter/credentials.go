@@ -41,6 +41,11 @@ type cacheFile struct {
 	GrantID     string             `json:"grant_id"`
 	Credential  *cachedCredential  `json:"credential"`
 	Credentials []cachedCredential `json:"credentials"`
+	// File-level kind fields: a file labelled owner is refused whole.
+	PDPPTokenKind string `json:"pdpp_token_kind"`
+	TokenKind     string `json:"token_kind"`
+	Kind          string `json:"kind"`
+	Role          string `json:"role"`
 }
 
 type cachedCredential struct {
@@ -56,7 +61,13 @@ type cachedCredential struct {
 }
 
 func (c cachedCredential) isOwner() bool {
-	for _, k := range []string{c.PDPPTokenKind, c.TokenKind, c.Kind, c.Role} {
+	return anyOwner(c.PDPPTokenKind, c.TokenKind, c.Kind, c.Role)
+}
+
+// anyOwner reports whether any kind field says owner (case-insensitively),
+// as the TypeScript adapter checks: no token sniffing, labels only.
+func anyOwner(kinds ...string) bool {
+	for _, k := range kinds {
 		if strings.EqualFold(strings.TrimSpace(k), "owner") {
 			return true
 		}
@@ -134,17 +145,32 @@ func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, 
 	if cf.Credential != nil {
 		all = append([]cachedCredential{*cf.Credential}, all...)
 	}
+	owner := anyOwner(cf.PDPPTokenKind, cf.TokenKind, cf.Kind, cf.Role)
 	for _, c := range all {
-		if c.isOwner() {
-			return nil, path, &CredentialError{CredOwnerRefused, fmt.Sprintf("Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter.", norm)}
+		owner = owner || c.isOwner()
+	}
+	if owner {
+		// Checked before anything else in the file is used, so an owner
+		// token is never handed to the RS client.
+		return nil, path, &CredentialError{CredOwnerRefused, fmt.Sprintf("Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter.", norm)}
+	}
+	if cf.ProviderURL != "" {
+		// The file name keys on host:port only; a credential issued for
+		// https://host must not be sent to http://host (or another path).
+		if cached, err := NormalizeProviderURL(cf.ProviderURL); err != nil || cached != norm {
+			return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s was written for another provider URL, not %s. %s", path, norm, guidance)}
 		}
 	}
 	var grants []Grant
 	seen := map[string]bool{}
-	expired := 0
+	expired, unusable := 0, 0
 	for _, c := range all {
 		tok := strings.TrimSpace(c.AccessToken)
 		if tok == "" || seen[tok] {
+			continue
+		}
+		if !usableBearer(tok, c.TokenType) {
+			unusable++
 			continue
 		}
 		if t, err := time.Parse(time.RFC3339, c.ExpiresAt); err == nil && !t.After(now) {
@@ -159,7 +185,20 @@ func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, 
 		return grants, path, nil
 	case expired > 0:
 		return nil, path, &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", norm, guidance)}
+	case unusable > 0:
+		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s holds no usable Bearer token (wrong token_type or malformed token). %s", path, guidance)}
 	default:
 		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token. %s", path, guidance)}
 	}
+}
+
+// usableBearer accepts a token the adapter can send as `Authorization:
+// Bearer`: token_type Bearer (or absent), printable ASCII without spaces,
+// bounded. Anything else (DPoP-bound, control characters) would fail at
+// the RS or smuggle header bytes, so it is never sent.
+func usableBearer(tok, tokenType string) bool {
+	if tt := strings.TrimSpace(tokenType); tt != "" && !strings.EqualFold(tt, "Bearer") {
+		return false
+	}
+	return len(tok) <= maxBearerBytes && isTokenChars(tok)
 }

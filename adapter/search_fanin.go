@@ -101,6 +101,7 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 	recalls := make([][]string, len(sources))
 	errs := make([]error, len(sources))
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
 	for i, src := range sources {
 		if state[i].D {
 			continue
@@ -108,7 +109,11 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cands[i], moreAfter[i], recalls[i], errs[i] = s.sourceCandidates(ctx, src, a, filter, state[i])
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+			defer cancel()
+			cands[i], moreAfter[i], recalls[i], errs[i] = s.sourceCandidates(sctx, src, a, filter, state[i])
 			for j := range cands[i] {
 				cands[i][j].source = i
 			}

@@ -37,6 +37,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (tests). Default time.Now.
 	Now func() time.Time
+	// SourceTimeout bounds each grant's part of a fan-out (search), so one
+	// slow grant degrades to a warning instead of stalling the answer.
+	// Default 8s.
+	SourceTimeout time.Duration
+	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
+	FanOutConcurrency int
 }
 
 // Server is one configured MCP adapter.
@@ -73,6 +79,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SourceTimeout <= 0 {
+		cfg.SourceTimeout = 8 * time.Second
+	}
+	if cfg.FanOutConcurrency <= 0 {
+		cfg.FanOutConcurrency = 8
 	}
 	s := &Server{
 		cfg:     cfg,

@@ -39,6 +39,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
 	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, bearer, grants, cache_root) once ready")
+	rsAddr := fs.String("rs-addr", "127.0.0.1:0", "mock RS listen address, loopback only (port 0 picks a free port)")
 	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: a temporary directory removed on exit)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -47,9 +48,11 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if err := requireLoopback(*addr); err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
-		return exitUsage
+	for _, a := range []string{*addr, *rsAddr} {
+		if err := requireLoopback(a); err != nil {
+			fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+			return exitUsage
+		}
 	}
 	ds, err := demodata.Build(demodata.Options{})
 	if err != nil {
@@ -61,7 +64,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
 	}
-	rsSrv, err := startHTTP("127.0.0.1:0", rs)
+	rsSrv, err := startHTTP(*rsAddr, rs)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: mock RS: %v\n", err)
 		return exitFailure
@@ -117,12 +120,12 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 func requireLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("invalid --addr %q: %v", addr, err)
+		return fmt.Errorf("invalid listen address %q: %v", addr, err)
 	}
 	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return fmt.Errorf("--addr %q is not a loopback address; the demo serves working demo tokens, so it listens on 127.0.0.1 or ::1 only (use `pdpp-mcp serve` for anything else)", addr)
+	return fmt.Errorf("listen address %q is not a loopback address; the demo serves working demo tokens, so it listens on 127.0.0.1 or ::1 only (use `pdpp-mcp serve` for anything else)", addr)
 }
 
 // activeGrants are the usable client grants, dataset order.

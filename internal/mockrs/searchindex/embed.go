@@ -1,7 +1,6 @@
 package searchindex
 
 import (
-	"hash/fnv"
 	"math"
 	"slices"
 )
@@ -47,7 +46,7 @@ func embed(text string) (vector, []uint32) {
 		text = text[:maxEmbedBytes]
 	}
 	var acc [EmbeddingDims]float64
-	set := make(map[uint32]struct{})
+	var feats []uint32
 	add := func(h uint32, w float64) {
 		// Low bits choose the dimension, bit 31 the sign: independent
 		// enough for a stand-in and free of any second hash.
@@ -56,13 +55,31 @@ func embed(text string) (vector, []uint32) {
 		}
 		acc[h%EmbeddingDims] += w
 	}
+	var bounds []int // rune starts of the padded token, reused
 	forEachToken(text, func(tok string, _, _ int) bool {
-		add(hash("w", tok), wordWeight)
-		r := []rune(" " + tok + " ")
-		for i := 0; i+3 <= len(r); i++ {
-			h := hash("t", string(r[i:i+3]))
+		add(hash('w', "", tok, ""), wordWeight)
+		// Trigrams of " tok ": the padding marks word starts and ends,
+		// and a one-rune word still yields a trigram.
+		bounds = bounds[:0]
+		for i := range tok {
+			bounds = append(bounds, i)
+		}
+		bounds = append(bounds, len(tok))
+		// Padded rune k spans: k=0 is the leading space, k=1..n the
+		// token's runes, k=n+1 the trailing space.
+		n := len(bounds) - 1
+		for k := 0; k+3 <= n+2; k++ {
+			lo, hi := k-1, k+2 // token rune range [lo, hi) clipped below
+			pre, post := "", ""
+			if lo < 0 {
+				pre, lo = " ", 0
+			}
+			if hi > n {
+				post, hi = " ", n
+			}
+			h := hash('t', pre, tok[bounds[lo]:bounds[hi]], post)
 			add(h, trigramWeight)
-			set[h] = struct{}{}
+			feats = append(feats, h)
 		}
 		return true
 	})
@@ -77,21 +94,24 @@ func embed(text string) (vector, []uint32) {
 			vec[i] = float32(v / norm)
 		}
 	}
-	feats := make([]uint32, 0, len(set))
-	for h := range set {
-		feats = append(feats, h)
-	}
 	slices.Sort(feats)
-	return vec, feats
+	return vec, slices.Clip(slices.Compact(feats))
 }
 
-// hash is FNV-1a over a namespace prefix and the feature text, so a word
-// and a trigram with the same spelling land in different buckets.
-func hash(ns, s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(ns))
-	h.Write([]byte(s))
-	return h.Sum32()
+// hash is 32-bit FNV-1a over a namespace byte and the concatenation
+// pre+s+post, so a word and a trigram with the same spelling land in
+// different buckets. It is inlined rather than hash/fnv to avoid allocating
+// per feature.
+func hash(ns byte, pre, s, post string) uint32 {
+	const prime = 16777619
+	h := uint32(2166136261)
+	h = (h ^ uint32(ns)) * prime
+	for _, part := range [3]string{pre, s, post} {
+		for i := 0; i < len(part); i++ {
+			h = (h ^ uint32(part[i])) * prime
+		}
+	}
+	return h
 }
 
 // cosine returns the dot product of two normalised vectors.

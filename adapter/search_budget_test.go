@@ -1,0 +1,110 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
+)
+
+// fatSearchRS answers /v1/search with `hits` hits whose snippets are long
+// and densely highlighted, to measure the text budget at the worst case.
+func fatSearchRS(t *testing.T, hits, snippetLen int, seed uint64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	schema := schemaindex.SyntheticSchemaBody("mail", 3, 10, []schemaindex.Connection{{ID: "cin_000000000000000000000001", DisplayName: "Mail"}}, true)
+	schema = []byte(strings.Replace(string(schema), `"object":"schema"`, `"object":"schema","bearer":{"token_kind":"client","scope":"grant","grant_id":"grt_0000000000000001"}`, 1))
+	words := []string{"alpha", "beta", "gamma", "invoice", "ünïcødé", "😀", "<b>", "&amp;", "delta"}
+	var data []map[string]any
+	for i := 0; i < hits; i++ {
+		var b strings.Builder
+		for b.Len() < snippetLen {
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(4) == 0 {
+				w = "<mark>" + w + "</mark>"
+			}
+			b.WriteString(w + " ")
+		}
+		data = append(data, map[string]any{
+			"object": "search_result", "connector_id": "mail", "connection_id": "cin_000000000000000000000001",
+			"stream": "messages", "record_key": fmt.Sprintf("m%04d", i), "emitted_at": "2026-01-01T00:00:00Z",
+			"snippet": map[string]any{"field": "body", "text": b.String()}, "matched_fields": []string{"body"},
+		})
+	}
+	page, _ := json.Marshal(map[string]any{"object": "list", "data": data, "has_more": true, "next_cursor": "c2",
+		"links": map[string]any{"self": "/v1/search"}, "meta": map[string]any{"count": nil, "warnings": []any{}}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Request-Id", "req_0000000000000002")
+		switch r.URL.Path {
+		case "/v1/schema":
+			_, _ = w.Write(schema)
+		case "/v1/search":
+			_, _ = w.Write(page)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":{"type":"not_found_error","code":"not_found","message":"no"}}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestSearchTextBudgetAt100FatHits(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, newAdapterFor(t, fatSearchRS(t, 100, 500, 7), "tok"))
+	r := c.call("search", map[string]any{"q": "invoice", "limit": 100})
+	sr := decodeSearch(t, r)
+	if len(sr.Results) != 100 {
+		t.Fatalf("%d results", len(sr.Results))
+	}
+	t.Logf("100 hits × 500-char snippets: text %d B, structuredContent %d B", len(r.text()), len(r.StructuredContent))
+	if len(r.text()) > 1800 {
+		t.Errorf("search text is %d bytes; budget 1800", len(r.text()))
+	}
+	containsAll(t, r.text(), "first_fetch_id=cin_000000000000000000000001/messages:m0000", "next_cursor=", "more hits in structuredContent.results")
+}
+
+// Snippets stay tag-balanced after truncation, in text and structure,
+// whatever the highlighted input looks like.
+func TestSearchSnippetsStayBalanced(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 12; seed++ {
+		c := newClient(t, newAdapterFor(t, fatSearchRS(t, 20, 200+int(seed)*37, seed), "tok"))
+		r := c.call("search", map[string]any{"q": "invoice", "limit": 20})
+		sr := decodeSearch(t, r)
+		check := func(where, s string) {
+			if strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
+				t.Errorf("seed %d %s: unbalanced marks: %q", seed, where, s)
+			}
+			open := 0
+			for _, tok := range strings.SplitAfter(s, ">") {
+				switch {
+				case strings.HasSuffix(tok, "<mark>"):
+					open++
+				case strings.HasSuffix(tok, "</mark>"):
+					open--
+				}
+				if open < 0 || open > 1 {
+					t.Errorf("seed %d %s: misnested marks: %q", seed, where, s)
+					break
+				}
+			}
+		}
+		for _, h := range sr.Results {
+			check("result", h.Snippet)
+			if len([]rune(contentladder.StripMarks(h.Snippet))) > 330 {
+				t.Errorf("snippet not bounded: %d runes", len([]rune(h.Snippet)))
+			}
+		}
+		for _, line := range strings.Split(r.text(), "\n") {
+			check("text", line)
+		}
+	}
+}

@@ -1,0 +1,336 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+var firstFetchIDRe = regexp.MustCompile(`first_fetch_id=(\S+)`)
+
+type searchResults struct {
+	Results []struct {
+		ID           string `json:"id"`
+		Title        string `json:"title"`
+		URL          string `json:"url"`
+		ConnectionID string `json:"connection_id"`
+		ConnectorKey string `json:"connector_key"`
+		Stream       string `json:"stream"`
+		RecordID     string `json:"record_id"`
+		DisplayName  string `json:"display_name"`
+		Snippet      string `json:"snippet"`
+	} `json:"results"`
+	Data struct {
+		HasMore    bool   `json:"has_more"`
+		NextCursor string `json:"next_cursor"`
+	} `json:"data"`
+}
+
+func decodeSearch(t *testing.T, r toolResult) searchResults {
+	t.Helper()
+	if r.IsError {
+		t.Fatalf("search failed: %s", r.text())
+	}
+	var sr searchResults
+	if err := json.Unmarshal(r.StructuredContent, &sr); err != nil {
+		t.Fatal(err)
+	}
+	return sr
+}
+
+// searchAll pages a search to the end, reading next_cursor from text.
+func searchAll(t *testing.T, c *client, args map[string]any) []string {
+	t.Helper()
+	var ids []string
+	for page := 0; page < 100; page++ {
+		r := c.call("search", args)
+		sr := decodeSearch(t, r)
+		if limit, ok := args["limit"].(int); ok && len(sr.Results) > limit {
+			t.Fatalf("page has %d hits; limit %d", len(sr.Results), limit)
+		}
+		for _, h := range sr.Results {
+			ids = append(ids, h.ID)
+		}
+		m := nextCursorRe.FindStringSubmatch(r.text())
+		if m == nil {
+			return ids
+		}
+		args["cursor"] = m[1]
+	}
+	t.Fatal("search paging did not end")
+	return nil
+}
+
+func TestSearchFanInMergesGloballyWithIdentity(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	r := e.c.call("search", map[string]any{"q": "invoice", "limit": 10})
+	sr := decodeSearch(t, r)
+	if len(sr.Results) != 10 {
+		t.Fatalf("got %d hits, want 10 (limit is global)", len(sr.Results))
+	}
+	conns := map[string]bool{}
+	for _, h := range sr.Results {
+		if h.ConnectionID == "" || h.ConnectorKey == "" || h.Stream == "" || h.RecordID == "" || h.Title == "" || h.URL == "" {
+			t.Errorf("hit lacks identity: %+v", h)
+		}
+		if h.ID != h.ConnectionID+"/"+h.Stream+":"+h.RecordID {
+			t.Errorf("id %q is not self-contained", h.ID)
+		}
+		if h.Title == contentladder.StripMarks(h.Snippet) && h.Stream != "messages" {
+			t.Errorf("title fell back to the snippet: %q", h.Title)
+		}
+		conns[h.ConnectionID] = true
+	}
+	if len(conns) < 2 {
+		t.Fatalf("expected hits from several connections, got %v", conns)
+	}
+	lines := strings.Split(r.text(), "\n")
+	if !strings.Contains(lines[0], "first_fetch_id="+sr.Results[0].ID) {
+		t.Errorf("first line must carry first_fetch_id: %q", lines[0])
+	}
+	containsAll(t, r.text(), "source_mix:")
+	if len(r.text()) > 1800 {
+		t.Errorf("search text %d bytes > 1800", len(r.text()))
+	}
+}
+
+func TestSearchPagingVisitsMergedResultOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	merged := searchAll(t, e.c, map[string]any{"q": "roadmap", "limit": 7})
+	var union []string
+	for _, tok := range threeGrants {
+		single := newEnv(t, testenv.Options{}, tok)
+		union = append(union, searchAll(t, single.c, map[string]any{"q": "roadmap", "limit": 25})...)
+	}
+	sort.Strings(union)
+	got := append([]string(nil), merged...)
+	sort.Strings(got)
+	if !reflect.DeepEqual(union, got) {
+		t.Errorf("merged paging saw %d hits, per-grant union has %d; they must be the same set", len(got), len(union))
+	}
+	seen := map[string]bool{}
+	for _, id := range merged {
+		if seen[id] {
+			t.Errorf("hit %s returned twice", id)
+		}
+		seen[id] = true
+	}
+	if len(merged) < 15 {
+		t.Errorf("only %d hits; the fixture should page several times", len(merged))
+	}
+}
+
+func TestSearchCursorIsBoundToArguments(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	r := e.c.call("search", map[string]any{"q": "invoice", "limit": 3})
+	m := nextCursorRe.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatal("no cursor")
+	}
+	for name, args := range map[string]map[string]any{
+		"other query": {"q": "roadmap", "limit": 3, "cursor": m[1]},
+		"other limit": {"q": "invoice", "limit": 4, "cursor": m[1]},
+		"garbage":     {"q": "invoice", "limit": 3, "cursor": "not-a-cursor"},
+	} {
+		if got := e.c.call("search", args).errorCode(t); got != "invalid_cursor" {
+			t.Errorf("%s: code %q", name, got)
+		}
+	}
+}
+
+func TestSearchModes(t *testing.T) {
+	t.Parallel()
+	off := newEnv(t, testenv.Options{NoSemantic: true}, demodata.SlackToken)
+	if got := off.c.call("search", map[string]any{"q": "invoice", "mode": "semantic"}).errorCode(t); got != "search_mode_unavailable" {
+		t.Errorf("unadvertised mode: %q", got)
+	}
+	on := newEnv(t, testenv.Options{}, demodata.SlackToken)
+	for _, mode := range []string{"semantic", "hybrid"} {
+		sr := decodeSearch(t, on.c.call("search", map[string]any{"q": "vendor invoice", "mode": mode, "limit": 5}))
+		if len(sr.Results) == 0 {
+			t.Errorf("%s: no hits", mode)
+		}
+	}
+}
+
+func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
+	t.Parallel()
+	slow := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/v1/search") && r.Header.Get("Authorization") == "Bearer "+demodata.SlackToken {
+				select {
+				case <-time.After(2 * time.Second):
+				case <-r.Context().Done():
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	rs := testenv.StartRS(t, testenv.Options{Raw: slow})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grants []adapter.Grant
+	for _, tok := range threeGrants {
+		grants = append(grants, adapter.NewGrant(tok))
+	}
+	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants, SourceTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv)
+	c.call("schema", map[string]any{}) // warm the schema cache
+	start := time.Now()
+	r := c.call("search", map[string]any{"q": "invoice", "limit": 10})
+	elapsed := time.Since(start)
+	sr := decodeSearch(t, r)
+	t.Logf("fan-in with one grant delayed 2s and a 300ms source timeout answered in %v with %d hits", elapsed, len(sr.Results))
+	if !strings.Contains(r.text(), "warning source_unavailable") {
+		t.Errorf("no source_unavailable warning:\n%s", r.text())
+	}
+	for _, h := range sr.Results {
+		if h.ConnectorKey == "slack" {
+			t.Errorf("slow grant's hit present: %s", h.ID)
+		}
+	}
+	if len(sr.Results) == 0 {
+		t.Error("healthy grants' hits missing")
+	}
+}
+
+func TestContentOnlySearchThenFetch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	// The unscoped legacy read is ambiguous on this grant…
+	if got := e.c.call("fetch", map[string]any{"id": "messages:" + demodata.SharedRecordID}).errorCode(t); got != "ambiguous_connection" {
+		t.Fatalf("legacy id on a two-connection grant: %q", got)
+	}
+	// …but the id printed by search is self-contained.
+	r := e.c.call("search", map[string]any{"q": "offsite agenda"})
+	m := firstFetchIDRe.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatalf("no first_fetch_id in text:\n%s", r.text())
+	}
+	f := e.c.call("fetch", map[string]any{"id": m[1]})
+	if f.IsError {
+		t.Fatalf("fetch(%s): %s", m[1], f.text())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(f.text()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["id"] != m[1] {
+		t.Errorf("document id %v does not echo %s", doc["id"], m[1])
+	}
+}
+
+func TestFetchDocumentContract(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	r := e.c.call("fetch", map[string]any{"id": id})
+	if r.IsError {
+		t.Fatal(r.text())
+	}
+	var text, structured map[string]any
+	if err := json.Unmarshal([]byte(r.text()), &text); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.StructuredContent, &structured); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(text, structured) {
+		t.Error("content[0].text and structuredContent differ")
+	}
+	var keys []string
+	for k := range structured {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "id,metadata,text,title,url" {
+		t.Errorf("document keys = %v", keys)
+	}
+	meta := structured["metadata"].(map[string]any)
+	for _, k := range []string{"connection_id", "connector_key", "stream", "record_id"} {
+		if meta[k] == nil || meta[k] == "" {
+			t.Errorf("metadata lacks %s", k)
+		}
+	}
+	if n := len([]rune(text["text"].(string))); n > 4400 {
+		t.Errorf("text is %d chars; it must be bounded", n)
+	}
+	// The continuation is usable from the document alone.
+	next, _ := meta["next_read"].(string)
+	argsJSON := strings.TrimPrefix(next, "read_record_field ")
+	var args map[string]any
+	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
+		t.Fatalf("next_read %q: %v", next, err)
+	}
+	w := e.c.call("read_record_field", args)
+	if w.IsError {
+		t.Fatalf("continuation failed: %s", w.text())
+	}
+	shown := strings.TrimSuffix(strings.SplitN(text["text"].(string), "\n[text cut", 2)[0], contentladder.Ellipsis)
+	next1 := w.text()[strings.Index(w.text(), "\n")+1:]
+	// Reading from 0 across the boundary must equal shown text + continuation.
+	whole := e.c.call("read_record_field", map[string]any{"id": id, "field_path": "body_text", "offset_chars": 0, "limit_chars": len([]rune(shown)) + 64})
+	wholeText := whole.text()[strings.Index(whole.text(), "\n")+1:]
+	if want := shown + string([]rune(next1)[:64]); wholeText != want {
+		t.Errorf("document text + continuation is not contiguous with the field")
+	}
+}
+
+func TestFetchProjectionLeaksNothing(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string]testenv.Options{"honest RS": {}, "RS ignoring fields": {Raw: ignoreFields}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, opts, demodata.GmailToken)
+			id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+			r := e.c.call("fetch", map[string]any{"id": id, "fields": []string{"id", "message_received_at"}})
+			if r.IsError {
+				t.Fatal(r.text())
+			}
+			for _, leak := range []string{demodata.LongBodyTerm, "body_text", "Hi Jordan", "body_source"} {
+				if strings.Contains(r.text(), leak) || strings.Contains(string(r.StructuredContent), leak) {
+					t.Errorf("unrequested %q leaked: %.300s", leak, r.text())
+				}
+			}
+		})
+	}
+}
+
+func TestRecordIDsRejectedBeforeRS(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	for _, id := range []string{"", "noseparator", "orders:", ":o1", "cin_aaa/orders:../../etc/passwd", "../cin_aaa/orders:o1",
+		"cin_aaa/", "/orders:o1", "cin_aaa/orders", "cin_aaa/extra/orders:o1", "orders:../../etc/passwd", "   ", "pdpp://record/%zz"} {
+		before := e.rs.RSCalls()
+		r := e.c.call("fetch", map[string]any{"id": id})
+		if !r.IsError {
+			t.Errorf("%q accepted", id)
+		}
+		if n := e.rs.RSCalls() - before; n != 0 {
+			t.Errorf("%q cost %d RS calls", id, n)
+		}
+	}
+	if got := e.c.call("fetch", map[string]any{"id": demodata.GmailWorkConnectionID + "/messages:x", "connection_id": demodata.GmailPersonalConnectionID}).errorCode(t); got != "conflicting_connection_id" {
+		t.Errorf("conflict: %q", got)
+	}
+}

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+)
+
+// demoBinary builds the real pdpp-mcp binary into the test's temp dir
+// (the Go build cache makes the second build cheap).
+func demoBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// demoProcess is a running `pdpp-mcp demo`; its stdout is read line by line.
+type demoProcess struct {
+	cmd    *exec.Cmd
+	lines  chan string
+	stderr *bytes.Buffer
+	exited chan struct{}
+	err    error
+}
+
+// startDemo runs the binary; t.Cleanup kills it by PID if the test did
+// not stop it.
+func startDemo(t *testing.T, bin string, args ...string) *demoProcess {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"demo"}, args...)...)
+	cmd.Env = append(os.Environ(), "PDPP_MCP_ADDR=") // flags only, not the caller's environment
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &demoProcess{cmd: cmd, lines: make(chan string, 256), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// line returns the next stdout line or fails after d.
+func (p *demoProcess) line(t *testing.T, d time.Duration) string {
+	t.Helper()
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			t.Fatalf("demo exited before printing; stderr:\n%s", p.stderr)
+		}
+		return l
+	case <-time.After(d):
+		t.Fatalf("no output from demo within %s; stderr:\n%s", d, p.stderr)
+	}
+	return ""
+}
+
+// stop signals the process and asserts a clean exit 0 within a few seconds.
+func (p *demoProcess) stop(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	for range p.lines { // drain so the reader can reach Wait
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("demo did not exit within 10s of %v", sig)
+	}
+	if p.err != nil {
+		t.Fatalf("demo exit after %v: %v; stderr:\n%s", sig, p.err, p.stderr)
+	}
+}
+
+// TestDemoJSON drives the real binary the way a script does: the ready
+// line, the setup pages, an MCP session with the printed bearer, the
+// printed stdio config, and a clean Ctrl-C.
+func TestDemoJSON(t *testing.T) {
+	t.Parallel()
+	bin := demoBinary(t)
+	start := time.Now()
+	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--json")
+	line := p.line(t, 60*time.Second)
+	t.Logf("demo --json: first ready line after %s", time.Since(start).Round(time.Millisecond))
+
+	var ready struct {
+		MCPURL    string `json:"mcp_url"`
+		RSURL     string `json:"rs_url"`
+		Bearer    string `json:"bearer"`
+		CacheRoot string `json:"cache_root"`
+		Grants    []struct {
+			GrantID       string   `json:"grant_id"`
+			ConnectorKey  string   `json:"connector_key"`
+			Bearer        string   `json:"bearer"`
+			ConnectionIDs []string `json:"connection_ids"`
+		} `json:"grants"`
+	}
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ready); err != nil {
+		t.Fatalf("ready line %q: %v", line, err)
+	}
+	if strings.Contains(line, demodata.OwnerToken) {
+		t.Error("the ready line carries the owner token")
+	}
+	if !strings.HasPrefix(ready.MCPURL, "http://127.0.0.1:") || !strings.HasSuffix(ready.MCPURL, "/mcp") {
+		t.Errorf("mcp_url = %q, want http://127.0.0.1:PORT/mcp", ready.MCPURL)
+	}
+	if !strings.HasPrefix(ready.RSURL, "http://127.0.0.1:") {
+		t.Errorf("rs_url = %q, want loopback", ready.RSURL)
+	}
+	if ready.Bearer != demodata.GmailToken {
+		t.Errorf("bearer is not the Gmail grant's (two connections)")
+	}
+	var gotGrants []string
+	for _, g := range ready.Grants {
+		gotGrants = append(gotGrants, g.GrantID+" "+g.ConnectorKey+" "+strings.Join(g.ConnectionIDs, ","))
+	}
+	wantGrants := []string{
+		demodata.GmailGrantID + " gmail " + demodata.GmailPersonalConnectionID + "," + demodata.GmailWorkConnectionID,
+		demodata.GmailRestrictedGrantID + " gmail " + demodata.GmailWorkConnectionID,
+		demodata.SlackGrantID + " slack " + demodata.SlackConnectionID,
+		demodata.ChatGPTGrantID + " chatgpt " + demodata.ChatGPTConnectionID,
+		demodata.GitHubGrantID + " github " + demodata.GitHubConnectionID,
+		demodata.RevokedGrantID + " gmail " + demodata.GmailPersonalConnectionID,
+	}
+	if diff := cmp.Diff(wantGrants, gotGrants); diff != "" {
+		t.Errorf("grants (-want +got):\n%s", diff)
+	}
+
+	// The demo cache holds every usable, non-overlapping client grant.
+	grants, _, err := adapter.LoadGrants(ready.CacheRoot, ready.RSURL, time.Now())
+	if err != nil {
+		t.Fatalf("demo credential cache: %v", err)
+	}
+	var cached []string
+	for _, g := range grants {
+		cached = append(cached, g.Bearer)
+	}
+	if diff := cmp.Diff([]string{demodata.GmailToken, demodata.SlackToken, demodata.ChatGPTToken, demodata.GitHubToken}, cached); diff != "" {
+		t.Errorf("cached bearers (-want +got):\n%s", diff)
+	}
+
+	origin := strings.TrimSuffix(ready.MCPURL, "/mcp")
+	for _, tc := range []struct{ path, want string }{
+		{"/connect", `value="` + ready.MCPURL + `"`},
+		{"/llms.txt", "MCP URL: " + ready.MCPURL},
+	} {
+		status, body := demoGet(t, origin+tc.path)
+		if status != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s: status %d, want 200 containing %q", tc.path, status, tc.want)
+		}
+	}
+
+	if status, _ := demoMCP(t, ready.MCPURL, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); status != http.StatusUnauthorized {
+		t.Errorf("tools/list without a bearer: status %d, want 401", status)
+	}
+	if status, body := demoMCP(t, ready.MCPURL, ready.Bearer, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo-test","version":"1"}}}`); status != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
+		t.Errorf("initialize: status %d body %s", status, body)
+	}
+	status, body := demoMCP(t, ready.MCPURL, ready.Bearer, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if status != http.StatusOK {
+		t.Fatalf("tools/list: status %d body %s", status, body)
+	}
+	if diff := cmp.Diff(adapter.ToolNames(), toolNames(t, body)); diff != "" {
+		t.Errorf("tools/list over the demo (-want +got):\n%s", diff)
+	}
+
+	// The printed stdio config works against the same RS and cache.
+	stdio := exec.Command(bin, adapter.StdioArgs(ready.RSURL, ready.CacheRoot)...)
+	stdio.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdio.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo-test","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
+	out, err := runBounded(t, stdio, 20*time.Second)
+	if err != nil {
+		t.Fatalf("stdio adapter with the demo cache: %v", err)
+	}
+	var listLine string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.Contains(l, `"id":2`) {
+			listLine = l
+		}
+	}
+	if diff := cmp.Diff(adapter.ToolNames(), toolNames(t, listLine)); diff != "" {
+		t.Errorf("stdio tools/list (-want +got):\n%s", diff)
+	}
+
+	p.stop(t, syscall.SIGINT)
+	if _, err := os.Stat(ready.CacheRoot); !os.IsNotExist(err) {
+		t.Errorf("temporary cache %s survives the demo: %v", ready.CacheRoot, err)
+	}
+}
+
+// TestDemoHumanOutput: the default output starts with the ready line and
+// prints each host's command exactly; SIGTERM stops it cleanly.
+func TestDemoHumanOutput(t *testing.T) {
+	t.Parallel()
+	cacheRoot := t.TempDir()
+	bin := demoBinary(t)
+	start := time.Now()
+	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--cache-root", cacheRoot)
+	first := p.line(t, 60*time.Second)
+	t.Logf("demo: first ready line after %s", time.Since(start).Round(time.Millisecond))
+	var mcpURL string
+	if _, err := fmt.Sscanf(first, "pdpp-mcp demo ready: %s", &mcpURL); err != nil || !strings.HasPrefix(mcpURL, "http://127.0.0.1:") {
+		t.Fatalf("first line %q is not the ready line", first)
+	}
+	all := []string{first}
+	for l := ""; l != "Press Ctrl-C to stop."; {
+		l = p.line(t, 10*time.Second)
+		all = append(all, l)
+	}
+	out := strings.Join(all, "\n")
+	if strings.Contains(out, demodata.OwnerToken) {
+		t.Error("the demo prints the owner token")
+	}
+	if strings.Contains(out, demodata.RevokedToken) {
+		t.Error("the demo offers the revoked grant's bearer")
+	}
+	trimmed := map[string]bool{}
+	for _, l := range all {
+		trimmed[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{
+		`claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer ` + demodata.GmailToken + `"`,
+		`export PDPP_BEARER="` + demodata.GmailToken + `"`,
+		`codex mcp add pdpp --url ` + mcpURL + ` --bearer-token-env-var PDPP_BEARER`,
+		mcpURL,
+		demodata.SlackToken, demodata.ChatGPTToken, demodata.GitHubToken,
+	} {
+		if !trimmed[want] {
+			t.Errorf("no output line is exactly %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, `"--cache-root","`+cacheRoot+`"`) {
+		t.Errorf("stdio config does not name the given cache root:\n%s", out)
+	}
+	p.stop(t, syscall.SIGTERM)
+	if _, err := os.Stat(cacheRoot); err != nil {
+		t.Errorf("a caller-chosen cache root must stay: %v", err)
+	}
+}
+
+// TestDemoRefusesNonLoopback: the demo prints working tokens, so it never
+// listens beyond loopback.
+func TestDemoRefusesNonLoopback(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr    string
+		wantErr bool
+	}{
+		{"127.0.0.1:0", false},
+		{"[::1]:7670", false},
+		{"localhost:7670", false},
+		{"0.0.0.0:7670", true},
+		{"192.168.1.10:7670", true},
+		{":7670", true},
+		{"no-port", true},
+	} {
+		if err := requireLoopback(tc.addr); (err != nil) != tc.wantErr {
+			t.Errorf("requireLoopback(%q) = %v, want error %v", tc.addr, err, tc.wantErr)
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"demo", "--addr", "0.0.0.0:0"}, func(string) string { return "" }, io.Discard, &stderr); code != exitUsage {
+		t.Errorf("demo --addr 0.0.0.0:0 exit = %d, want %d; stderr %s", code, exitUsage, stderr.String())
+	}
+}
+
+func demoGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(b)
+}
+
+func demoMCP(t *testing.T, url, bearer, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return resp.StatusCode, string(b)
+}
+
+func toolNames(t *testing.T, body string) []string {
+	t.Helper()
+	var resp struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatalf("tools/list response %q: %v", body, err)
+	}
+	var names []string
+	for _, tool := range resp.Result.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+// runBounded runs cmd to completion (stdin EOF ends a stdio server) and
+// kills it by PID if it outlives d.
+func runBounded(t *testing.T, cmd *exec.Cmd, d time.Duration) ([]byte, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return stdout.Bytes(), fmt.Errorf("%v; stderr:\n%s", err, stderr.String())
+		}
+		return stdout.Bytes(), nil
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		<-done
+		return stdout.Bytes(), fmt.Errorf("still running after %s; stderr:\n%s", d, stderr.String())
+	}
+}
