@@ -236,14 +236,22 @@ func (p *searchPage) text(a searchArgs) string {
 	return b.String()
 }
 
-// resourceLinks point resource-aware clients at the top hits' records.
-func (p *searchPage) resourceLinks() []mcp.Content {
+// resourceLinks point resource-aware clients at the text around each top
+// hit's match (a bounded field window with next/previous URIs), or at the
+// record when the hit has no matched field.
+func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
 	var out []mcp.Content
 	for i, h := range p.hits {
 		if i == searchResourceLinks || h.ConnectionID == "" {
 			break
 		}
-		out = append(out, mcp.NewResourceLink(contentladder.RecordURI(h.Ref), h.Title, "record "+h.Ref.ID(), "application/json"))
+		if h.SnippetField == "" {
+			out = append(out, mcp.NewResourceLink(contentladder.RecordURI(h.Ref), h.Title, "record "+h.Ref.ID(), "application/json"))
+			continue
+		}
+		q := firstTerm(h.Snippet, a.Q)
+		uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
+		out = append(out, mcp.NewResourceLink(uri, h.Title, fmt.Sprintf("text around %q in %s of %s", q, h.SnippetField, h.Ref.ID()), "text/plain"))
 	}
 	return out
 }

@@ -80,7 +80,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return errorResult(te)
 	}
 	res := textResult(page.text(a), page.structured(a))
-	res.Content = append(res.Content, page.resourceLinks()...)
+	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
 }
 

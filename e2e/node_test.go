@@ -56,10 +56,16 @@ func pinnedNode(t testing.TB, modules string) string {
 // killed by PID if the test ends first. It returns stdout and stderr.
 func runNode(t testing.TB, node string, env []string, args ...string) (stdout, stderr []byte, err error) {
 	t.Helper()
+	return runNodeIn(t, nodeDir, node, env, args...)
+}
+
+// runNodeIn is runNode in working directory dir.
+func runNodeIn(t testing.TB, dir, node string, env []string, args ...string) (stdout, stderr []byte, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = nodeDir
+	cmd.Dir = dir
 	// A minimal environment: no proxies or npm settings from the caller
 	// leak into the clients, and nothing reaches beyond loopback.
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}, env...)
