@@ -166,7 +166,7 @@ func TestContentOnlyClientReadsPassage(t *testing.T) {
 		t.Fatalf("no hit line in text:\n%s", sdkText(res))
 	}
 	id, field := m[1], m[2]
-	w := callSDK(t, sess, "read_record_field", map[string]any{"id": id, "field_path": field, "q": term, "before_chars": 300, "after_chars": 300})
+	w := callSDK(t, sess, "read_record_field", map[string]any{"id": id, "field_path": field, "q": term, "before_chars": 40, "after_chars": 40})
 	var ws []window
 	for step := 0; step < 20; step++ {
 		text := sdkText(w)
@@ -178,6 +178,9 @@ func TestContentOnlyClientReadsPassage(t *testing.T) {
 		if strings.Contains(before, "\n\n") && strings.Contains(after, "\n\n") {
 			if passageAround(got, term) != passageAround(longBody(t), term) {
 				t.Fatal("assembled passage differs from the record")
+			}
+			if step == 0 {
+				t.Fatal("the first window already covered the passage; paging was not exercised")
 			}
 			return
 		}
@@ -227,11 +230,14 @@ func TestStructuredClientReadsPassage(t *testing.T) {
 		t.Fatalf("structured search lacks results or ladder: %s", raw)
 	}
 	args := sc.Ladder[0].Continuation.Args
-	args["before_chars"], args["after_chars"] = 200, 200
+	args["before_chars"], args["after_chars"] = 40, 40
 	var ws []window
 	var total int
 	for step := 0; step < 20; step++ {
 		r := callSDK(t, sess, sc.Ladder[0].Continuation.Tool, args)
+		if step > 0 && args["cursor"] == nil {
+			t.Fatal("structured client should continue with cursors")
+		}
 		raw, _ := json.Marshal(r.StructuredContent)
 		var doc struct {
 			Window struct {
@@ -258,6 +264,9 @@ func TestStructuredClientReadsPassage(t *testing.T) {
 		if strings.Contains(before, "\n\n") && strings.Contains(after, "\n\n") {
 			if passageAround(got, term) != passageAround(longBody(t), term) {
 				t.Fatal("assembled passage differs from the record")
+			}
+			if step == 0 {
+				t.Fatal("paging was not exercised")
 			}
 			return
 		}
@@ -320,6 +329,29 @@ func TestResourceClientReadsPassage(t *testing.T) {
 		if i >= 0 && strings.Contains(got[:i], "\n\n") && strings.Contains(got[i:], "\n\n") {
 			if passageAround(got, term) != passageAround(longBody(t), term) {
 				t.Fatal("assembled passage differs from the record")
+			}
+			// Paging by URI continues exactly where the window ended.
+			if doc.Resource.NextURI == nil {
+				t.Fatal("no next_uri on a window inside a 50,000-char field")
+			}
+			next, err := sess.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: *doc.Resource.NextURI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nd struct {
+				Window struct {
+					Start int `json:"start_chars"`
+				} `json:"window"`
+			}
+			if err := json.Unmarshal([]byte(next.Contents[1].Text), &nd); err != nil {
+				t.Fatal(err)
+			}
+			if want := doc.Window.Start + len([]rune(doc.Window.Text)); nd.Window.Start != want {
+				t.Errorf("next window starts at %d, want %d", nd.Window.Start, want)
+			}
+			body := longBody(t)
+			if got := next.Contents[0].Text; !strings.Contains(got, string([]rune(body)[nd.Window.Start:nd.Window.Start+100])) {
+				t.Error("next window text does not match the field")
 			}
 			return
 		}

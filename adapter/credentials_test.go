@@ -1,6 +1,7 @@
 package adapter_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ func TestCacheFilePath(t *testing.T) {
 		{"http://127.0.0.1:7662", "clients/127.0.0.1_7662.json"},
 		{"https://provider.test/", "clients/provider.test.json"},
 		{"provider.test", "clients/provider.test.json"},
-		{"http://[::1]:8080", "clients/__1__8080.json"},
+		{"http://[::1]:8080", "clients/___1__8080.json"},
 	}
 	for _, tc := range cases {
 		got, err := adapter.CacheFilePath("/c", tc.url)
@@ -118,6 +119,37 @@ func TestLoadGrants(t *testing.T) {
 	}
 }
 
+// ownerLabelled decodes content loosely and reports an owner label on the
+// file or any credential.
+func ownerLabelled(content string) bool {
+	type kinds struct {
+		A string `json:"pdpp_token_kind"`
+		B string `json:"token_kind"`
+		C string `json:"kind"`
+		D string `json:"role"`
+	}
+	var f struct {
+		kinds
+		Credential  *kinds  `json:"credential"`
+		Credentials []kinds `json:"credentials"`
+	}
+	if json.Unmarshal([]byte(content), &f) != nil {
+		return false
+	}
+	all := append([]kinds{f.kinds}, f.Credentials...)
+	if f.Credential != nil {
+		all = append(all, *f.Credential)
+	}
+	for _, k := range all {
+		for _, v := range []string{k.A, k.B, k.C, k.D} {
+			if strings.EqualFold(strings.TrimSpace(v), "owner") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // FuzzLoadGrants: any cache file content loads or fails cleanly; an
 // owner-labelled file never yields a grant, and no token is ever quoted
 // in an error.
@@ -142,14 +174,8 @@ func FuzzLoadGrants(f *testing.F) {
 		if err == nil && len(grants) == 0 {
 			t.Fatal("no error and no grants")
 		}
-		if strings.Contains(strings.ToLower(content), "owner") && err == nil {
-			// Only a label can make a credential owner; assert labelled
-			// ones never load by re-checking with a parsed view.
-			for _, g := range grants {
-				if strings.Contains(g.Bearer, "\n") {
-					t.Fatalf("unusable bearer loaded: %q", g.Bearer)
-				}
-			}
+		if err == nil && ownerLabelled(content) {
+			t.Fatal("an owner-labelled cache loaded")
 		}
 		for _, g := range grants {
 			if g.Bearer == "" || strings.ContainsAny(g.Bearer, " \t\r\n") {

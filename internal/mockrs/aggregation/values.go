@@ -143,20 +143,28 @@ var dateTimeLayouts = []string{
 
 // parseTime parses a date or date-time string. A bare date is a civil day,
 // so it is placed at midnight in loc (the bucket zone) rather than in UTC,
-// which would move it to the previous day west of Greenwich.
+// which would move it to the previous day west of Greenwich. Years outside
+// 0002..9998 are refused: a zone shift or week start could otherwise produce
+// a bucket key with a 5-digit or negative year, which breaks the
+// string-is-chronological ordering of keys.
 func parseTime(s string, loc *time.Location) (time.Time, bool) {
 	if len(s) > 64 {
 		return time.Time{}, false
 	}
 	for _, l := range dateTimeLayouts {
 		if t, err := time.Parse(l, s); err == nil {
-			return t, true
+			return t, saneYear(t)
 		}
 	}
 	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
-		return t, true
+		return t, saneYear(t)
 	}
 	return time.Time{}, false
+}
+
+func saneYear(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 2 && y <= 9998
 }
 
 // identity is the equality key of a JSON value for count_distinct and

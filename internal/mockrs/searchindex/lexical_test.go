@@ -192,3 +192,35 @@ func TestLexicalEmptyIndex(t *testing.T) {
 		t.Errorf("empty index: %v, %d", hits, total)
 	}
 }
+
+// TestConcurrentQueries runs queries in parallel; under -race it proves
+// queries only read the index.
+func TestConcurrentQueries(t *testing.T) {
+	t.Parallel()
+	ix := New()
+	for _, d := range benchDocs(500) {
+		ix.Add(d)
+	}
+	want := ix.Lexical(Query{Text: benchVocab[0]})
+	wantSem := ix.Semantic(Query{Text: benchVocab[1]})
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 5 {
+				if diff := cmp.Diff(want, ix.Lexical(Query{Text: benchVocab[0]})); diff != "" {
+					t.Errorf("concurrent Lexical differs:\n%s", diff)
+				}
+				if diff := cmp.Diff(wantSem, ix.Semantic(Query{Text: benchVocab[1]})); diff != "" {
+					t.Errorf("concurrent Semantic differs:\n%s", diff)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if len(want) == 0 || len(wantSem) == 0 {
+		t.Fatalf("corpus too small: %d lexical, %d semantic hits", len(want), len(wantSem))
+	}
+}

@@ -1,0 +1,260 @@
+package adapter_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// randomBody mixes ASCII, accents, CJK and astral emoji so offsets that
+// counted bytes or UTF-16 units would split characters.
+func randomBody(rng *rand.Rand, n int) string {
+	alphabet := []rune("abc xyz \n\nÉéüñ中文字😀🎉—…")
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// datasetWithBodies adds message_bodies records to the Work Gmail
+// connection of a copy of the demo dataset.
+func datasetWithBodies(t *testing.T, bodies map[string]string) *mockrs.Dataset {
+	t.Helper()
+	base := testenv.Dataset(t)
+	ds := *base
+	ds.Records = slices.Clone(base.Records)
+	at := time.Date(2026, 4, 25, 14, 0, 0, 0, time.UTC) // newest, so they lead the first page
+	for id, body := range bodies {
+		data, _ := json.Marshal(map[string]any{"id": id, "message_id": id, "body_text": body, "body_source": "text_plain",
+			"message_received_at": at.Format(time.RFC3339)})
+		ds.Records = append(ds.Records, mockrs.Record{ConnectionID: demodata.GmailWorkConnectionID, Stream: "message_bodies",
+			ID: id, Data: data, EmittedAt: at})
+	}
+	return &ds
+}
+
+func windowDoc(t *testing.T, r toolResult) (text string, next, prev *string, start int) {
+	t.Helper()
+	if r.IsError {
+		t.Fatalf("window failed: %s", r.text())
+	}
+	var doc struct {
+		Window struct {
+			Text  string  `json:"text"`
+			Start int     `json:"start_chars"`
+			Next  *string `json:"next_cursor"`
+			Prev  *string `json:"previous_cursor"`
+		} `json:"window"`
+	}
+	if err := json.Unmarshal(r.StructuredContent, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Window.Text, doc.Window.Next, doc.Window.Prev, doc.Window.Start
+}
+
+// Paging a field with cursors reassembles it exactly, for random bodies
+// and window sizes, multi-byte characters included.
+func TestFieldPagingReassemblesExactText(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(42, 7))
+	bodies := map[string]string{}
+	for i := 0; i < 12; i++ {
+		bodies[fmt.Sprintf("prop%02d", i)] = randomBody(rng, rng.IntN(6000)+1)
+	}
+	e := newEnv(t, testenv.Options{Dataset: datasetWithBodies(t, bodies)}, demodata.GmailToken)
+	for id, body := range bodies {
+		limit := rng.IntN(900) + 1
+		ref := demodata.GmailWorkConnectionID + "/message_bodies:" + id
+		args := map[string]any{"id": ref, "field_path": "body_text", "limit_chars": limit}
+		var got strings.Builder
+		var lastPrev *string
+		for step := 0; ; step++ {
+			if step > 10000/limit+10 {
+				t.Fatalf("%s: paging does not end", id)
+			}
+			text, next, prev, _ := windowDoc(t, e.c.call("read_record_field", args))
+			got.WriteString(text)
+			lastPrev = prev
+			if next == nil {
+				break
+			}
+			args = map[string]any{"id": ref, "field_path": "body_text", "cursor": *next}
+		}
+		if got.String() != body {
+			t.Errorf("%s (limit %d): reassembled %d runes, want %d", id, limit, len([]rune(got.String())), len([]rune(body)))
+		}
+		// Walking back with previous cursors ends at offset 0.
+		for steps := 0; lastPrev != nil; steps++ {
+			if steps > 10000 {
+				t.Fatal("previous cursors do not end")
+			}
+			_, _, p, start := windowDoc(t, e.c.call("read_record_field", map[string]any{"id": ref, "field_path": "body_text", "cursor": *lastPrev}))
+			if p == nil && start != 0 {
+				t.Errorf("%s: first window starts at %d", id, start)
+			}
+			lastPrev = p
+		}
+	}
+}
+
+func TestCursorMisuseIsTypedAndCostsNoRSCall(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{})
+	key, _ := contentladder.NewCursorKey([]byte(strings.Repeat("k", 32)))
+	other, _ := contentladder.NewCursorKey([]byte(strings.Repeat("o", 32)))
+	mk := func(token string, key *contentladder.CursorKey, now func() time.Time) *client {
+		rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(token)}, CursorKey: key, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newClient(t, a)
+	}
+	id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	main := mk(demodata.GmailToken, key, nil)
+	_, next, _, _ := windowDoc(t, main.call("read_record_field", map[string]any{"id": id, "field_path": "body_text", "limit_chars": 100}))
+	cur := *next
+	tampered := []byte(cur)
+	tampered[len(tampered)/2] ^= 0x01
+	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+		tampered[len(tampered)/2] = 'A'
+	}
+	otherRecord := demodata.GmailWorkConnectionID + "/message_bodies:" + "a41c7e9b20d5f836"
+	later := func() time.Time { return time.Now().Add(72 * time.Hour) }
+	for _, tc := range []struct {
+		name   string
+		c      *client
+		args   map[string]any
+		reason string
+	}{
+		{"tampered", main, map[string]any{"id": id, "field_path": "body_text", "cursor": string(tampered)}, ""},
+		{"other grant", mk(demodata.GmailRestrictedToken, key, nil), map[string]any{"id": id, "field_path": "body_text", "cursor": cur}, "grant"},
+		{"other record", main, map[string]any{"id": otherRecord, "field_path": "body_text", "cursor": cur}, "record"},
+		{"other field", main, map[string]any{"id": id, "field_path": "message_id", "cursor": cur}, "field"},
+		{"expired", mk(demodata.GmailToken, key, later), map[string]any{"id": id, "field_path": "body_text", "cursor": cur}, "expired"},
+		{"wrong key", mk(demodata.GmailToken, other, nil), map[string]any{"id": id, "field_path": "body_text", "cursor": cur}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.call("schema", map[string]any{}) // warm the grant check
+			before := rs.RSCalls()
+			r := tc.c.call("read_record_field", tc.args)
+			if got := r.errorCode(t); got != "invalid_cursor" {
+				t.Fatalf("code %q: %s", got, r.text())
+			}
+			if !strings.Contains(r.text(), "body_text") && tc.name != "other field" {
+				t.Errorf("error does not name the field: %s", r.text())
+			}
+			if tc.reason != "" && !strings.Contains(strings.ToLower(r.text()), tc.reason) {
+				t.Errorf("error does not say %q: %s", tc.reason, r.text())
+			}
+			if n := rs.RSCalls() - before; n != 0 {
+				t.Errorf("%d RS calls", n)
+			}
+		})
+	}
+}
+
+func TestUngrantedFieldIsUnreadableOnEveryRung(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailRestrictedToken)
+	id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	// Tool rung: the RS's 403 comes back typed.
+	r := e.c.call("read_record_field", map[string]any{"id": id, "field_path": "body_text"})
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+		HTTPStatus int `json:"http_status"`
+	}
+	if err := json.Unmarshal([]byte(r.text()), &env); err != nil || env.Error.Code != "field_not_granted" || env.HTTPStatus != 403 {
+		t.Errorf("tool rung: %s", r.text())
+	}
+	// Resource rung.
+	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: contentladder.RecordRef{ConnectionID: demodata.GmailWorkConnectionID,
+		Stream: "message_bodies", RecordID: demodata.LongBodyMessageID}, FieldPath: "body_text", LimitChars: 100})
+	if _, err := e.c.rpcRaw("resources/read", map[string]any{"uri": uri}); err == nil || !strings.Contains(err.Error(), "field_not_granted") {
+		t.Errorf("resource rung: %v", err)
+	}
+	// Fetch and query_records never show it, nor offer a ladder into it.
+	for _, res := range []toolResult{
+		e.c.call("fetch", map[string]any{"id": id, "fields": []string{"id", "body_text"}}),
+		e.c.call("query_records", map[string]any{"stream": "message_bodies", "limit": 25}),
+	} {
+		if strings.Contains(res.text()+string(res.StructuredContent), demodata.LongBodyTerm) ||
+			strings.Contains(string(res.StructuredContent), `"field_path":"body_text"`) {
+			t.Errorf("ungranted body leaked: %.300s", res.text())
+		}
+	}
+}
+
+func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
+	t.Parallel()
+	blob := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("binary\x00\x01\x02payload", 400)))
+	e := newEnv(t, testenv.Options{Dataset: datasetWithBodies(t, map[string]string{"b64body": blob})}, demodata.GmailToken)
+	r := e.c.call("query_records", map[string]any{"stream": "message_bodies", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
+	if r.IsError {
+		t.Fatal(r.text())
+	}
+	t.Logf("25 message_bodies: text %d B, structuredContent %d B", len(r.text()), len(r.StructuredContent))
+	if len(r.text()) > 1800 {
+		t.Errorf("text %d B > 1800", len(r.text()))
+	}
+	if len(r.StructuredContent) > 48*1024 {
+		t.Errorf("structuredContent %d B > 48 KiB", len(r.StructuredContent))
+	}
+	if !strings.Contains(string(r.StructuredContent), "b64body") {
+		t.Fatal("the base64 record is not on the page; the check below would be vacuous")
+	}
+	for _, where := range []string{r.text(), string(r.StructuredContent)} {
+		if strings.Contains(where, blob[:200]) {
+			t.Error("raw base64 inlined")
+		}
+	}
+	var sc struct {
+		Ladder []contentladder.LadderEntry `json:"content_ladder"`
+	}
+	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
+		t.Fatal(err)
+	}
+	truncated := 0
+	for _, l := range sc.Ladder {
+		if l.Status == contentladder.StatusTruncated {
+			truncated++
+			if l.Continuation == nil || l.Continuation.Tool != "read_record_field" || l.Continuation.ResourceURI == "" {
+				t.Errorf("truncated entry without continuation: %+v", l)
+			}
+		}
+	}
+	if truncated == 0 {
+		t.Error("no truncated ladder entries for long bodies")
+	}
+	// The first ladder continuation works as given.
+	for _, l := range sc.Ladder {
+		if l.Status == contentladder.StatusTruncated {
+			if w := e.c.call(l.Continuation.Tool, l.Continuation.Args); w.IsError {
+				t.Errorf("ladder continuation failed: %s", w.text())
+			}
+			rr, err := e.c.rpcRaw("resources/read", map[string]any{"uri": l.Continuation.ResourceURI})
+			if err != nil || !strings.Contains(string(rr), "text/plain") {
+				t.Errorf("ladder resource URI failed: %v", err)
+			}
+			break
+		}
+	}
+}
