@@ -244,7 +244,8 @@ func printDemoSetup(w io.Writer, r demoReady, ds *mockrs.Dataset, origin string)
 		return strings.Join(parts, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "pdpp-mcp demo ready: %s  (setup page: %s/connect)\n\n", r.MCPURL, origin)
+	fmt.Fprintf(&b, "pdpp-mcp demo ready: %s\n", r.MCPURL)
+	fmt.Fprintf(&b, "Setup page: %s/connect   Agent-readable: %s/llms.txt\n\n", origin, origin)
 	fmt.Fprintf(&b, "Mock PDPP resource server with demo data: %s (loopback only)\n\n", r.RSURL)
 	for _, g := range activeGrants(ds) {
 		if g.ID == demodata.GmailGrantID {

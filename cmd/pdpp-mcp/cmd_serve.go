@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
@@ -18,46 +22,23 @@ func init() { subcommands["serve"] = runServe }
 
 // runServe is the hosted Streamable HTTP server.
 func runServe(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pdpp-mcp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	providerURL := fs.String("provider-url", env("PDPP_PROVIDER_URL"), "PDPP resource server origin")
-	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "listen address HOST:PORT")
-	publicURL := fs.String("public-url", env("PDPP_MCP_PUBLIC_URL"), "public origin clients use (default: from the request Host)")
-	origins := fs.String("allowed-origins", env("PDPP_MCP_ALLOWED_ORIGINS"), "comma-separated browser origins allowed besides the public origin")
-	serverName := fs.String("server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "serverInfo name")
-	cursorSecret := fs.String("cursor-secret", env("PDPP_MCP_CURSOR_SECRET"), "shared secret (>= 32 bytes) for continuation cursors; replicas must share it")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if strings.TrimSpace(*providerURL) == "" {
-		fmt.Fprintln(stderr, "pdpp-mcp serve: missing --provider-url (or PDPP_PROVIDER_URL)")
-		return exitUsage
-	}
-	norm, err := adapter.NormalizeProviderURL(*providerURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
-		return exitUsage
+	f, code, ok := parseServeFlags(args, env, stderr)
+	if !ok {
+		return code
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	var key *contentladder.CursorKey
-	if *cursorSecret != "" {
-		if key, err = contentladder.NewCursorKey([]byte(*cursorSecret)); err != nil {
-			fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
-			return exitUsage
-		}
-	}
-	handler, err := newHostedHandler(hostedConfig{RSURL: norm, ServerName: *serverName, PublicURL: *publicURL,
-		AllowedOrigins: splitList(*origins), CursorKey: key, Logger: logger})
+	f.cfg.Logger = logger
+	handler, err := newHostedHandler(f.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitUsage
 	}
-	srv, err := startHTTP(*addr, handler)
+	srv, err := startHTTP(f.addr, handler)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "pdpp-mcp serving %s/mcp for %s\n", srv.URL, norm)
+	fmt.Fprintf(stdout, "pdpp-mcp serving %s/mcp for %s\n", srv.URL, f.cfg.RSURL)
 	if err := srv.waitAndShutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitFailure
@@ -74,6 +55,14 @@ type hostedConfig struct {
 	AllowedOrigins []string
 	CursorKey      *contentladder.CursorKey
 	Logger         *slog.Logger
+	// TrustedProxies may set X-Forwarded-Proto/Host; default none.
+	TrustedProxies []netip.Prefix
+	// AuthorizationServers for the RFC 9728 metadata; default the RS's.
+	AuthorizationServers []string
+	// MaxBodyBytes caps /mcp request bodies; default 1 MiB.
+	MaxBodyBytes int64
+	// Auth selects JWT / introspection; zero = the RS schema probe.
+	Auth adapter.AuthOptions
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -89,7 +78,14 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.Hosted(adapter.HostedOptions{PublicURL: cfg.PublicURL, AllowedOrigins: cfg.AllowedOrigins}), nil
+	return a.Hosted(adapter.HostedOptions{
+		PublicURL:            cfg.PublicURL,
+		AllowedOrigins:       cfg.AllowedOrigins,
+		TrustedProxies:       cfg.TrustedProxies,
+		MaxBodyBytes:         cfg.MaxBodyBytes,
+		AuthorizationServers: cfg.AuthorizationServers,
+		Auth:                 cfg.Auth,
+	}), nil
 }
 
 func splitList(s string) []string {
@@ -100,4 +96,205 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+const serveUsage = `usage: pdpp-mcp serve --provider-url URL [flags]
+
+Serves the PDPP MCP tools over stateless Streamable HTTP at /mcp. Every
+request needs a grant-scoped client bearer; owner and control-plane tokens
+get 403. Token kinds come from verified JWT claims (--jwt-*), RFC 7662
+introspection (--introspection-*), or else the RS schema.
+
+secrets only from the environment: PDPP_MCP_INTROSPECTION_CLIENT_SECRET,
+PDPP_MCP_CURSOR_SECRET
+
+flags (each also from the environment variable shown):
+`
+
+// serveFlags is the parsed serve configuration.
+type serveFlags struct {
+	addr string
+	cfg  hostedConfig
+}
+
+// parseServeFlags reads flags (which beat env) and validates them; any
+// problem is a usage error (64) before anything listens.
+func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (serveFlags, int, bool) {
+	var f serveFlags
+	fs := flag.NewFlagSet("pdpp-mcp serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, serveUsage)
+		fs.PrintDefaults()
+	}
+	str := func(name, envKey, def, usage string) *string {
+		return fs.String(name, envOr(env, envKey, def), usage+" ("+envKey+")")
+	}
+	providerURL := str("provider-url", "PDPP_PROVIDER_URL", "", "PDPP resource server origin")
+	addr := str("addr", "PDPP_MCP_ADDR", "127.0.0.1:7670", "listen address HOST:PORT")
+	publicURL := str("public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: from the request)")
+	origins := str("allowed-origins", "PDPP_MCP_ALLOWED_ORIGINS", "", "comma-separated browser origins allowed besides the public origin")
+	proxies := str("trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
+	asServers := str("authorization-servers", "PDPP_MCP_AUTHORIZATION_SERVERS", "", "comma-separated authorization servers to advertise (default: the RS's)")
+	serverName := str("server-name", "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName, "serverInfo name")
+	maxBody := fs.Int64("max-body-bytes", 0, "cap on /mcp request bodies (default 1 MiB)")
+	jwtIssuer := str("jwt-issuer", "PDPP_MCP_JWT_ISSUER", "", "verify JWT access tokens from this issuer")
+	jwtAudience := str("jwt-audience", "PDPP_MCP_JWT_AUDIENCE", "", "required JWT aud (default <public-url>/mcp)")
+	jwtKeys := str("jwt-keys", "PDPP_MCP_JWT_KEYS", "", "file with verification keys (JWKS JSON or PEM public keys)")
+	jwksURL := str("jwks-url", "PDPP_MCP_JWKS_URL", "", "JWKS URL of the issuer (fetched and cached)")
+	introURL := str("introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
+	introID := str("introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, exitOK, false
+		}
+		return f, exitUsage, false
+	}
+	fail := func(format string, a ...any) (serveFlags, int, bool) {
+		fmt.Fprintf(stderr, "pdpp-mcp serve: "+format+"\n", a...)
+		return f, exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	if strings.TrimSpace(*providerURL) == "" {
+		return fail("missing --provider-url (or PDPP_PROVIDER_URL)")
+	}
+	norm, err := adapter.NormalizeProviderURL(*providerURL)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *maxBody < 0 {
+		return fail("--max-body-bytes must not be negative")
+	}
+	f.addr = *addr
+	f.cfg = hostedConfig{RSURL: norm, ServerName: *serverName, AllowedOrigins: splitList(*origins),
+		AuthorizationServers: splitList(*asServers), MaxBodyBytes: *maxBody}
+	if *publicURL != "" {
+		if f.cfg.PublicURL, err = originOnly(*publicURL); err != nil {
+			return fail("--public-url: %v", err)
+		}
+	}
+	for _, o := range f.cfg.AllowedOrigins {
+		if _, err := originOnly(o); err != nil {
+			return fail("--allowed-origins %q: %v", o, err)
+		}
+	}
+	if f.cfg.TrustedProxies, err = parsePrefixes(*proxies); err != nil {
+		return fail("--trusted-proxies: %v", err)
+	}
+	if secret := env("PDPP_MCP_CURSOR_SECRET"); secret != "" {
+		if f.cfg.CursorKey, err = contentladder.NewCursorKey([]byte(secret)); err != nil {
+			return fail("PDPP_MCP_CURSOR_SECRET: %v", err)
+		}
+	}
+	if *jwtIssuer != "" || *jwtKeys != "" || *jwksURL != "" {
+		jo := &adapter.JWTOptions{Issuer: *jwtIssuer, Audience: *jwtAudience, JWKSURL: *jwksURL}
+		switch {
+		case jo.Issuer == "":
+			return fail("--jwt-keys/--jwks-url need --jwt-issuer")
+		case *jwtKeys == "" && *jwksURL == "":
+			return fail("--jwt-issuer needs --jwt-keys or --jwks-url")
+		case jo.Audience == "" && f.cfg.PublicURL == "":
+			return fail("--jwt-issuer needs --public-url (or --jwt-audience): the audience must not come from request headers")
+		}
+		if *jwksURL != "" {
+			if err := checkAuthorityURL(*jwksURL); err != nil {
+				return fail("--jwks-url: %v", err)
+			}
+		}
+		if *jwtKeys != "" {
+			raw, err := readBounded(*jwtKeys, 256<<10)
+			if err != nil {
+				return fail("--jwt-keys: %v", err)
+			}
+			if jo.Keys, err = adapter.ParseKeySet(raw); err != nil {
+				return fail("--jwt-keys %s: %v", *jwtKeys, err)
+			}
+		}
+		f.cfg.Auth.JWT = jo
+	}
+	if *introURL != "" {
+		if err := checkAuthorityURL(*introURL); err != nil {
+			return fail("--introspection-url: %v", err)
+		}
+		secret := env("PDPP_MCP_INTROSPECTION_CLIENT_SECRET")
+		if (*introID == "") != (secret == "") {
+			return fail("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET, or neither")
+		}
+		f.cfg.Auth.Introspection = &adapter.IntrospectionOptions{URL: *introURL, ClientID: *introID, ClientSecret: secret}
+	}
+	return f, exitOK, true
+}
+
+// originOnly validates an http(s) origin (no path beyond "/", no query,
+// no userinfo) and returns it without a trailing slash.
+func originOnly(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want http(s)://host[:port]")
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.Trim(u.Path, "/") != "" {
+		return "", errors.New("want an origin only: no path, query, fragment or credentials")
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// checkAuthorityURL requires https for JWKS and introspection endpoints,
+// except on loopback (local development and tests): keys and tokens must
+// not travel in clear text across a network.
+func checkAuthorityURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil {
+		return errors.New("want an absolute http(s) URL without credentials")
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		h := u.Hostname()
+		if ip, err := netip.ParseAddr(h); (err == nil && ip.IsLoopback()) || strings.EqualFold(h, "localhost") {
+			return nil
+		}
+		return errors.New("http is only allowed on loopback; use https")
+	}
+	return errors.New("want an http(s) URL")
+}
+
+// parsePrefixes reads comma-separated CIDRs or bare IPs.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range splitList(s) {
+		if strings.Contains(p, "/") {
+			pr, err := netip.ParsePrefix(p)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a CIDR", p)
+			}
+			out = append(out, pr.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP or CIDR", p)
+		}
+		out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
+	}
+	return out, nil
+}
+
+// readBounded reads a small configuration file.
+func readBounded(path string, max int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
+	}
+	return b, nil
 }
