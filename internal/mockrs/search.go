@@ -146,11 +146,13 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 		if len(streams) != 1 {
 			return nil, newErr("invalid_request", "filter", "filter[...] requires exactly one streams value")
 		}
-		for _, t := range sr.targets {
+		// Filters are checked against one declaration, as the reference
+		// does; pick it deterministically (dataset connection order), not by
+		// map iteration.
+		if t := s.firstTarget(sr.targets); t != nil {
 			if sr.filters, err = parseFilters(q, t); err != nil {
 				return nil, err
 			}
-			break
 		}
 	}
 	sr.snap = snapshotID(mode, sr.text, streams, connID, c.p, c.r.URL.RawQuery)
@@ -250,4 +252,23 @@ func snapshotID(mode, text string, streams []string, connID string, p *principal
 	sort.Strings(filt)
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", mode, text, strings.Join(ss, ","), connID, who, strings.Join(filt, "&"))
 	return fmt.Sprintf("snap_%016x", h.Sum64())
+}
+
+// firstTarget is the target whose connection comes first in the dataset.
+func (s *Server) firstTarget(targets map[csKey]*target) *target {
+	var best *target
+	bestIdx := -1
+	for _, t := range targets {
+		idx := len(s.ds.Connections)
+		for i := range s.ds.Connections {
+			if s.ds.Connections[i].ID == t.conn.ID {
+				idx = i
+				break
+			}
+		}
+		if best == nil || idx < bestIdx || (idx == bestIdx && t.conn.ID < best.conn.ID) {
+			best, bestIdx = t, idx
+		}
+	}
+	return best
 }

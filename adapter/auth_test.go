@@ -1,0 +1,171 @@
+package adapter
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestClaimedKind(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name                               string
+		pdppKind, tokenKind, kind, role, sc string
+		want                               verdict
+	}{
+		{"client", "client", "", "", "", "read", verdictClient},
+		{"client, case-insensitive", " Client ", "", "", "", "", verdictClient},
+		{"token_kind client", "", "client", "", "", "", verdictClient},
+		{"owner", "owner", "", "", "", "", verdictRefused},
+		{"control plane", "control_plane", "", "", "", "", verdictRefused},
+		{"mcp_package is not client", "mcp_package", "", "", "", "", verdictRefused},
+		{"pdpp kind wins over token_kind", "owner", "client", "", "", "", verdictRefused},
+		{"owner role beats client kind", "client", "", "", "owner", "", verdictRefused},
+		{"owner kind beats client kind", "client", "", "OWNER", "", "", verdictRefused},
+		{"owner scope", "client", "", "", "", "read owner:all", verdictRefused},
+		{"pdpp owner scope", "", "", "", "", "pdpp:owner", verdictRefused},
+		{"scope merely mentioning owner", "client", "", "", "", "read:owner_profile", verdictClient},
+		{"no kind at all", "", "", "", "", "read", verdictUnknown},
+	}
+	for _, tc := range cases {
+		if got := claimedKind(tc.pdppKind, tc.tokenKind, tc.kind, tc.role, tc.sc); got != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestVerdictCache: bounded, expires at min(TTL, token exp), never stores
+// an already-expired token.
+func TestVerdictCache(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	c := newVerdictCache(30*time.Second, 3, clock)
+	c.put("a", decision{verdict: verdictClient})
+	c.put("b", decision{verdict: verdictRefused, expires: now.Add(5 * time.Second)})
+	c.put("dead", decision{verdict: verdictClient, expires: now.Add(-time.Second)})
+	type state struct {
+		A, B, Dead verdict
+		N          int
+	}
+	get := func(k string) verdict { v, _ := c.get(k); return v }
+	if diff := cmp.Diff(state{verdictClient, verdictRefused, verdictUnknown, 2}, state{get("a"), get("b"), get("dead"), c.len()}); diff != "" {
+		t.Errorf("after puts (-want +got):\n%s", diff)
+	}
+	now = now.Add(6 * time.Second) // b's token expired
+	if diff := cmp.Diff(state{verdictClient, verdictUnknown, verdictUnknown, 1}, state{get("a"), get("b"), get("dead"), c.len()}); diff != "" {
+		t.Errorf("after token expiry (-want +got):\n%s", diff)
+	}
+	for i := range 10 {
+		c.put(fmt.Sprint("k", i), decision{verdict: verdictClient})
+	}
+	if c.len() > 3 {
+		t.Errorf("cache grew to %d entries, bound is 3", c.len())
+	}
+	now = now.Add(31 * time.Second)
+	if _, ok := c.get("k9"); ok {
+		t.Error("entry outlived the TTL")
+	}
+}
+
+func TestLooksLikeJWT(t *testing.T) {
+	t.Parallel()
+	hdr := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256"}`))
+	cases := map[string]bool{
+		hdr + ".e30.sig": true,
+		hdr + ".e30.":    true, // unsigned shape still goes to verification (and fails there)
+		"opaque-token":   false,
+		"a.b.c":          false,
+		hdr + ".e30":     false,
+		"." + hdr + ".x": false,
+		base64.RawURLEncoding.EncodeToString([]byte(`{"typ":"JWT"}`)) + ".e30.x": false,
+	}
+	for in, want := range cases {
+		if got := looksLikeJWT(in); got != want {
+			t.Errorf("looksLikeJWT(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// FuzzBearerToken: whatever the header, an accepted token is non-empty,
+// bounded, printable ASCII without spaces, and a valid token round-trips.
+func FuzzBearerToken(f *testing.F) {
+	for _, s := range []string{"Bearer abc", "bearer  abc ", "Basic abc", "Bearer", "Bearer a b", "Bearer \x00", "Bearer é", "Bearer " + strings.Repeat("x", 5000)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		tok, ok := bearerToken([]string{header})
+		if !ok {
+			if tok != "" {
+				t.Fatalf("refused header returned token %q", tok)
+			}
+			return
+		}
+		if tok == "" || len(tok) > maxBearerBytes || !isTokenChars(tok) {
+			t.Fatalf("accepted unusable token %q from %q", tok, header)
+		}
+		if again, ok := bearerToken([]string{"Bearer " + tok}); !ok || again != tok {
+			t.Fatalf("token %q does not round-trip", tok)
+		}
+		if _, ok := bearerToken([]string{header, header}); ok {
+			t.Fatal("two Authorization headers accepted")
+		}
+	})
+}
+
+// FuzzJWTVerify: arbitrary (mutated) tokens never verify as client or
+// owner unless they are exactly a token our key signed.
+func FuzzJWTVerify(f *testing.F) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	now := time.Unix(1_800_000_000, 0)
+	sign := func(c jwt.MapClaims, m jwt.SigningMethod) string {
+		s, _ := jwt.NewWithClaims(m, c).SignedString(secret)
+		return s
+	}
+	good := jwt.MapClaims{"iss": "https://as", "aud": "https://mcp/mcp", "exp": now.Add(time.Hour).Unix(), "pdpp_token_kind": "client"}
+	valid := map[string]bool{sign(good, jwt.SigningMethodHS256): true}
+	for t := range valid {
+		f.Add(t)
+	}
+	f.Add(sign(good, jwt.SigningMethodHS512))
+	f.Add("eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2FzIn0.")
+	f.Add("a.b.c")
+	v := newJWTVerifier(JWTOptions{Issuer: "https://as", Keys: []VerificationKey{{Key: secret}}}, "https://mcp/mcp", &http.Client{}, func() time.Time { return now })
+	f.Fuzz(func(t *testing.T, tok string) {
+		d, err := v.verify(t.Context(), tok)
+		if err != nil {
+			t.Fatalf("static keys never make verification unavailable: %v", err)
+		}
+		if (d.verdict == verdictClient || d.verdict == verdictRefused) && !valid[tok] {
+			if _, err := jwt.Parse(tok, func(*jwt.Token) (any, error) { return secret, nil }, jwt.WithValidMethods([]string{"HS256", "HS384", "HS512"})); err != nil {
+				t.Fatalf("unverifiable token accepted with verdict %d: %q", d.verdict, tok)
+			}
+		}
+	})
+}
+
+// FuzzParseKeySet: any key file parses or fails cleanly, and every key it
+// yields can only verify its own algorithm family.
+func FuzzParseKeySet(f *testing.F) {
+	f.Add([]byte(`{"keys":[{"kty":"oct","k":"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY"}]}`))
+	f.Add([]byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}]}`))
+	f.Add([]byte(`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}`))
+	f.Add([]byte("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		keys, err := ParseKeySet(data)
+		if err != nil {
+			return
+		}
+		for _, k := range keys {
+			if k.algFamily() == "" {
+				t.Fatalf("key of unsupported type %T accepted", k.Key)
+			}
+		}
+	})
+}
