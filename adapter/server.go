@@ -43,6 +43,9 @@ type Config struct {
 	SourceTimeout time.Duration
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
+	// Metrics, when set, records per-tool calls, errors and latency. Wrap
+	// the RS client's transport with Metrics.Transport for RS statuses.
+	Metrics *Metrics
 }
 
 // Server is one configured MCP adapter.
@@ -132,9 +135,16 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		if string(args) == "null" {
 			args = json.RawMessage(`{}`)
 		}
-		start := s.now()
+		start := time.Now()
 		res := spec.Handle(ctx, s, args)
-		s.log.Debug("tool call", "tool", spec.Name, "is_error", res.IsError, "duration", s.now().Sub(start))
+		elapsed := time.Since(start)
+		sum := summarize(res)
+		s.cfg.Metrics.observe(spec.Name, sum, elapsed)
+		if sum.isError {
+			s.log.Info("tool call", "tool", spec.Name, "error_code", sum.code, "duration_ms", elapsed.Milliseconds())
+		} else {
+			s.log.Debug("tool call", "tool", spec.Name, "duration_ms", elapsed.Milliseconds())
+		}
 		return res, nil
 	}
 }
@@ -160,4 +170,20 @@ func sortByCatalog(tools []mcp.Tool, order []string) []mcp.Tool {
 		}
 	}
 	return out
+}
+
+// summarize extracts the error code of an isError result for logs and
+// metrics. It reads only the typed envelope, never content.
+func summarize(res *mcp.CallToolResult) resultSummary {
+	if !res.IsError {
+		return resultSummary{}
+	}
+	raw, _ := res.StructuredContent.(json.RawMessage)
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	return resultSummary{isError: true, code: env.Error.Code}
 }

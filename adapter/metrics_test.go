@@ -1,0 +1,51 @@
+package adapter_test
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{})
+	m := adapter.NewMetrics()
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL, Transport: m.Transport(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.SlackToken)}, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, a)
+	c.call("schema", map[string]any{})
+	c.call("query_records", map[string]any{"stream": "messages", "limit": 2})
+	c.call("query_records", map[string]any{"stream": "conversations"}) // RS 403
+	c.call("fetch", map[string]any{"id": "../x"})                       // adapter error
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		`pdpp_mcp_tool_calls_total{tool="query_records"} 2`,
+		`pdpp_mcp_tool_calls_total{tool="schema"} 1`,
+		`pdpp_mcp_tool_errors_total{code="grant_stream_not_allowed",tool="query_records"} 1`,
+		`pdpp_mcp_tool_errors_total{code="invalid_id",tool="fetch"} 1`,
+		`pdpp_mcp_rs_responses_total{endpoint="records",status="200"} 1`,
+		`pdpp_mcp_rs_responses_total{endpoint="records",status="403"} 1`,
+		`pdpp_mcp_tool_duration_seconds_count{tool="schema"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(string(body), demodata.SlackToken) {
+		t.Error("bearer in metrics")
+	}
+}
