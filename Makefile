@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-go test-e2e lint fuzz bench clean
+.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean
 
 all: build
 
@@ -16,8 +16,16 @@ build:
 demo: build
 	./$(BIN) demo
 
+## e2e-deps: the pinned Node MCP clients of e2e/ (npm ci from the lockfile).
+e2e-deps:
+	./.ci/setup-e2e
+
+# test installs the Node clients first only where npm exists; elsewhere the
+# Node e2e tests skip (and fail under CI=true).
+E2E_DEPS := $(if $(shell command -v npm 2>/dev/null),e2e-deps)
+
 ## test: every test (unit, contract, e2e with real clients where installed).
-test:
+test: $(E2E_DEPS)
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 

@@ -1,0 +1,78 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// benchAdapter is an adapter over three demo grants against a loopback
+// mock RS, with the schema cache warm.
+func benchAdapter(b *testing.B) *adapter.Server {
+	b.Helper()
+	rs := testenv.StartRS(b, testenv.Options{NoContract: true})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var grants []adapter.Grant
+	for _, tok := range threeGrants {
+		grants = append(grants, adapter.NewGrant(tok))
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Grants: grants})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
+func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any) {
+	b.Helper()
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	ctx := context.Background()
+	a.MCP().HandleMessage(ctx, msg) // warm caches
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		out, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg))
+		b.SetBytes(int64(len(out)))
+	}
+}
+
+func BenchmarkToolsList(b *testing.B) {
+	a := benchAdapter(b)
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = json.Marshal(a.MCP().HandleMessage(context.Background(), msg))
+	}
+}
+
+func BenchmarkSchemaGlobal(b *testing.B) { benchCall(b, benchAdapter(b), "schema", map[string]any{}) }
+
+func BenchmarkSchemaStream(b *testing.B) {
+	benchCall(b, benchAdapter(b), "schema", map[string]any{"stream": "messages"})
+}
+
+func BenchmarkQueryRecords25(b *testing.B) {
+	benchCall(b, benchAdapter(b), "query_records", map[string]any{"stream": "message_bodies", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
+}
+
+func BenchmarkSearchFanIn3(b *testing.B) {
+	benchCall(b, benchAdapter(b), "search", map[string]any{"q": "invoice", "limit": 25})
+}
+
+func BenchmarkFetchLongBody(b *testing.B) {
+	benchCall(b, benchAdapter(b), "fetch", map[string]any{"id": demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID})
+}
+
+func BenchmarkReadRecordField(b *testing.B) {
+	benchCall(b, benchAdapter(b), "read_record_field", map[string]any{"id": demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID,
+		"field_path": "body_text", "q": demodata.LongBodyTerm})
+}
