@@ -28,7 +28,7 @@ func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
 	c.call("schema", map[string]any{})
 	c.call("query_records", map[string]any{"stream": "messages", "limit": 2})
 	c.call("query_records", map[string]any{"stream": "conversations"}) // RS 403
-	c.call("fetch", map[string]any{"id": "../x"})                       // adapter error
+	c.call("fetch", map[string]any{"id": "../x"})                      // adapter error
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -31,14 +30,13 @@ func bearerProxy(t *testing.T, target, bearer string) string {
 		t.Fatal(err)
 	}
 	origin := &url.URL{Scheme: u.Scheme, Host: u.Host}
-	rp := httputil.NewSingleHostReverseProxy(origin)
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		// r.Host stays the client's Host: the rebinding scenario is about
-		// what the adapter does with the Host and Origin it receives.
-		r.Header.Set("Authorization", "Bearer "+bearer)
-	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(origin)
+		// Keep the client's Host: the rebinding scenario is about what the
+		// adapter does with the Host and Origin it receives.
+		r.Out.Host = r.In.Host
+		r.Out.Header.Set("Authorization", "Bearer "+bearer)
+	}}
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)
 	return srv.URL + u.Path
