@@ -76,10 +76,3 @@ func (c *verdictCache) evictLocked(now time.Time) {
 		delete(c.entries, firstKey)
 	}
 }
-
-// len reports the number of entries (tests).
-func (c *verdictCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}

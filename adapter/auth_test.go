@@ -1,7 +1,13 @@
 package adapter
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"strings"
@@ -15,9 +21,9 @@ import (
 func TestClaimedKind(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name                               string
+		name                                string
 		pdppKind, tokenKind, kind, role, sc string
-		want                               verdict
+		want                                verdict
 	}{
 		{"client", "client", "", "", "", "read", verdictClient},
 		{"client, case-insensitive", " Client ", "", "", "", "", verdictClient},
@@ -168,4 +174,48 @@ func FuzzParseKeySet(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseKeySet(t *testing.T) {
+	t.Parallel()
+	small, _ := rsa.GenerateKey(rand.Reader, 1024)
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, _ := x509.MarshalPKIXPublicKey(&ec.PublicKey)
+	pemEC := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	b64 := base64.RawURLEncoding.EncodeToString
+	cases := []struct {
+		name       string
+		in         string
+		wantFamily []string
+		wantErr    string
+	}{
+		{"PEM EC public key", pemEC, []string{"ES"}, ""},
+		{"JWKS oct", `{"keys":[{"kty":"oct","kid":"a","k":"` + b64([]byte(strings.Repeat("k", 32))) + `"}]}`, []string{"HS"}, ""},
+		{"JWKS skips encryption keys", `{"keys":[{"kty":"oct","use":"enc","k":"` + b64([]byte(strings.Repeat("k", 32))) + `"},{"kty":"oct","k":"` + b64([]byte(strings.Repeat("j", 32))) + `"}]}`, []string{"HS"}, ""},
+		{"short HMAC secret", `{"keys":[{"kty":"oct","k":"` + b64([]byte("short")) + `"}]}`, nil, "at least 32 bytes"},
+		{"1024-bit RSA", `{"keys":[{"kty":"RSA","n":"` + b64(small.N.Bytes()) + `","e":"AQAB"}]}`, nil, "too small"},
+		{"EC point off the curve", `{"keys":[{"kty":"EC","crv":"P-256","x":"` + b64(make([]byte, 32)) + `","y":"` + b64([]byte{1}) + `"}]}`, nil, "JWKS key 0"},
+		{"PEM private key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", nil, "not a public key"},
+		{"neither", "hello", nil, "neither"},
+	}
+	for _, tc := range cases {
+		keys, err := ParseKeySet([]byte(tc.in))
+		var fams []string
+		for _, k := range keys {
+			fams = append(fams, k.algFamily())
+		}
+		if diff := cmp.Diff(tc.wantFamily, fams); diff != "" {
+			t.Errorf("%s: families (-want +got):\n%s", tc.name, diff)
+		}
+		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)
+		}
+	}
+}
+
+// len reports the number of cached verdicts.
+func (c *verdictCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }

@@ -128,15 +128,14 @@ func rsRequestsWith(rs *testenv.RS, bearer string) []string {
 // issuer mints test JWTs with an RSA key (published by a JWKS server), an
 // ECDSA key (also in the JWKS) and an HMAC secret (configured directly).
 type issuer struct {
-	iss       string
-	rsa       *rsa.PrivateKey
-	ec        *ecdsa.PrivateKey
-	hmac      []byte
-	jwksURL   string
-	jwksHits  atomic.Int64
-	jwksDown  atomic.Bool
-	rogueOnce sync.Once
-	rogue     *rsa.PrivateKey
+	iss      string
+	rsa      *rsa.PrivateKey
+	ec       *ecdsa.PrivateKey
+	hmac     []byte
+	jwksURL  string
+	jwksHits atomic.Int64
+	jwksDown atomic.Bool
+	rogue    *rsa.PrivateKey
 }
 
 var (

@@ -19,10 +19,6 @@ const (
 	ladderEntriesPerItem = 6
 )
 
-// operationalKeys are the only envelope keys kept outside a record payload:
-// what an agent needs to page, fetch, cite and retry (seed 001).
-var operationalKeys = []string{"id", "record_id", "connection_id", "stream", "display_name", "emitted_at", "deleted", "deleted_at"}
-
 // pageRecord is one record as the adapter exposes it.
 type pageRecord struct {
 	Ref       contentladder.RecordRef
@@ -139,7 +135,10 @@ func (p *recordPage) meta() json.RawMessage {
 	return orderedJSON(fields)
 }
 
-// envelope renders one record with only operational keys beside its data.
+// envelope renders one record with only the declared operational keys
+// beside its data — id, record_id, connection_id, stream, display_name,
+// emitted_at, deleted, deleted_at: what an agent needs to page, fetch, cite
+// and retry (seed 001). Nothing else of the RS envelope survives.
 func (r pageRecord) envelope(data json.RawMessage) []field {
 	f := []field{{"id", r.Ref.ID()}, {"record_id", r.Ref.RecordID}}
 	if r.Ref.ConnectionID != "" {

@@ -14,11 +14,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
-// rrfK is the reciprocal-rank-fusion constant. Raw scores from different
-// grants (BM25 of different corpora, cosine distances) are not comparable,
-// so sources are merged by rank: score = 1/(rrfK + rank).
-const rrfK = 60
-
 // maxRSPage is the RS's largest search page.
 const maxRSPage = 100
 
@@ -162,7 +157,10 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 }
 
 // rankMerge fuses per-source ranked lists by reciprocal rank and keeps the
-// best limit hits; ties go to the earlier source, then the earlier rank.
+// best limit hits. Raw scores from different grants (BM25 over different
+// corpora, cosine distances) are not comparable, so only ranks count: with
+// equal source weights the fused score 1/(k+rank) orders hits by rank
+// alone, ties going to the earlier source.
 func rankMerge(lists [][]candidate, limit int) []candidate {
 	var all []candidate
 	for _, l := range lists {

@@ -66,9 +66,9 @@ func connectStdio(t testing.TB, version string, bearers ...string) *goSession {
 	t.Helper()
 	cmd := stdioCommand(t, bearers...)
 	s := connect(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, version)
-	// CommandTransport started the process; make sure it dies by PID even
-	// if Close does not get it.
-	watchProcess(t, cmd)
+	// CommandTransport started the process and reaps it on Close; make
+	// sure it dies by PID even if Close does not get it.
+	watchProcess(t, cmd, false)
 	return s
 }
 

@@ -21,21 +21,21 @@ func startBounded(t testing.TB, cmd *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
-	watchProcess(t, cmd)
+	watchProcess(t, cmd, true)
 }
 
 // watchProcess kills an already started cmd by PID at cleanup or after
-// processTimeout, and reaps it once.
-func watchProcess(t testing.TB, cmd *exec.Cmd) {
+// processTimeout. reap waits for it too; false when its starter (the Go
+// SDK's CommandTransport) already waits for it, as Wait may run only once.
+func watchProcess(t testing.TB, cmd *exec.Cmd, reap bool) {
 	t.Helper()
 	timer := time.AfterFunc(processTimeout, func() { _ = cmd.Process.Kill() })
-	var once sync.Once
 	t.Cleanup(func() {
 		timer.Stop()
-		once.Do(func() {
-			_ = cmd.Process.Kill()
+		_ = cmd.Process.Kill()
+		if reap {
 			_ = cmd.Wait()
-		})
+		}
 	})
 }
 
