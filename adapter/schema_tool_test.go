@@ -139,6 +139,21 @@ func TestSchemaSharedStreamNeedsConnectionForFullDetail(t *testing.T) {
 	}
 }
 
+func TestSchemaGlobalScopedToConnection(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	r := e.c.call("schema", map[string]any{"connection_id": demodata.GmailWorkConnectionID})
+	if r.IsError {
+		t.Fatal(r.text())
+	}
+	containsAll(t, r.text(), "connectors=1", demodata.GmailWorkConnectionID, "message_bodies")
+	for _, absent := range []string{demodata.GmailPersonalConnectionID, "slack", "chatgpt"} {
+		if strings.Contains(r.text(), absent) {
+			t.Errorf("scoped index mentions %s:\n%s", absent, r.text())
+		}
+	}
+}
+
 func TestSchemaUnknownStreamAndConnection(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.SlackToken)
