@@ -54,6 +54,7 @@ type Server struct {
 	rs      *rsclient.Client
 	mcp     *server.MCPServer
 	schemas *schemaCache
+	args    *argValidator
 	prm     *prmCache
 	log     *slog.Logger
 	now     func() time.Time
@@ -97,12 +98,16 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 	}
+	v, err := newArgValidator(catalog())
+	if err != nil {
+		return nil, err
+	}
+	s.args = v
 	order := ToolNames()
 	s.mcp = server.NewMCPServer(cfg.ServerName, cfg.Version,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
-		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 		// mcp-go lists tools sorted by name; R-1 wants catalog order.
 		server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
@@ -136,7 +141,12 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = json.RawMessage(`{}`)
 		}
 		start := time.Now()
-		res := spec.Handle(ctx, s, args)
+		var res *mcp.CallToolResult
+		if te := s.args.check(spec.Name, args); te != nil {
+			res = errorResult(te) // rejected before any RS call
+		} else {
+			res = spec.Handle(ctx, s, args)
+		}
 		elapsed := time.Since(start)
 		sum := summarize(res)
 		s.cfg.Metrics.observe(spec.Name, sum, elapsed)
