@@ -45,6 +45,8 @@ type HostedOptions struct {
 	AuthorizationServers []string
 	// Auth selects how token kinds are learned (JWT, introspection, RS).
 	Auth AuthOptions
+	// Metrics, when set, is served at GET /metrics (Prometheus).
+	Metrics *Metrics
 }
 
 // Hosted returns the hosted HTTP handler: /mcp (stateless Streamable HTTP,
@@ -77,6 +79,9 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", h.serveReady)
+	if opts.Metrics != nil {
+		mux.Handle("GET /metrics", opts.Metrics.Handler())
+	}
 	registerPages(mux, h)
 	return mux
 }

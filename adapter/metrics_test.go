@@ -49,3 +49,28 @@ func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
 		t.Error("bearer in metrics")
 	}
 }
+
+func TestHostedServesMetrics(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := adapter.NewMetrics()
+	a, err := adapter.New(adapter.Config{RS: rc, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(a.Hosted(adapter.HostedOptions{Metrics: m}))
+	t.Cleanup(hs.Close)
+	resp, err := hs.Client().Get(hs.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "go_goroutines") {
+		t.Errorf("GET /metrics: %d %.200s", resp.StatusCode, body)
+	}
+}

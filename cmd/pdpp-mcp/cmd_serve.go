@@ -70,11 +70,14 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + version})
+	metrics := adapter.NewMetrics()
+	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + version,
+		Transport: metrics.Transport(nil)})
 	if err != nil {
 		return nil, err
 	}
-	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: version, CursorKey: cfg.CursorKey, Logger: cfg.Logger})
+	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: version, CursorKey: cfg.CursorKey,
+		Logger: cfg.Logger, Metrics: metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +88,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
+		Metrics:              metrics,
 	}), nil
 }
 
