@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"sync"
 )
 
 // Grant is one scoped credential the adapter reads with. One bearer is one
@@ -56,16 +55,7 @@ func (s *Server) sourceGrants(ctx context.Context) ([]Grant, *toolError) {
 	if len(grants) == 0 {
 		return nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
 	}
-	errs := make([]error, len(grants))
-	var wg sync.WaitGroup
-	for i, g := range grants {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = s.schemas.get(ctx, s.rs, g)
-		}()
-	}
-	wg.Wait()
+	_, errs := s.grantSchemas(ctx, grants)
 	failed := 0
 	var firstErr error
 	for _, err := range errs {

@@ -23,17 +23,7 @@ type warning struct {
 // Grants are read in parallel through the schema cache; a failing grant
 // becomes a warning. It fails only when no grant could be read.
 func (s *Server) sourceIndex(ctx context.Context, grants []Grant) (*schemaindex.Index, []warning, error) {
-	docs := make([]*schemaindex.Doc, len(grants))
-	errs := make([]error, len(grants))
-	var wg sync.WaitGroup
-	for i, g := range grants {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			docs[i], errs[i] = s.schemas.get(ctx, s.rs, g)
-		}()
-	}
-	wg.Wait()
+	docs, errs := s.grantSchemas(ctx, grants)
 	var ok []*schemaindex.Doc
 	var warns []warning
 	var firstErr error
@@ -55,6 +45,26 @@ func (s *Server) sourceIndex(ctx context.Context, grants []Grant) (*schemaindex.
 		return nil, warns, firstErr
 	}
 	return schemaindex.Merge(ok...), warns, nil
+}
+
+// grantSchemas reads every grant's compact schema in parallel through the
+// cache (bounded by FanOutConcurrency), index-aligned with grants.
+func (s *Server) grantSchemas(ctx context.Context, grants []Grant) ([]*schemaindex.Doc, []error) {
+	docs := make([]*schemaindex.Doc, len(grants))
+	errs := make([]error, len(grants))
+	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
+	var wg sync.WaitGroup
+	for i, g := range grants {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			docs[i], errs[i] = s.schemas.get(ctx, s.rs, g)
+		}()
+	}
+	wg.Wait()
+	return docs, errs
 }
 
 // errorCode names a failure without leaking internals.
