@@ -3,6 +3,7 @@ package mockrs
 import (
 	"encoding/json"
 	"flag"
+	"github.com/pdpp/pdpp-mcp/internal/contract"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +41,13 @@ func newTestServer(t *testing.T, ds *Dataset, opts Options) (*Server, *httptest.
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ts := httptest.NewServer(s)
+	// Every response is validated against openapi.yaml, except under fault
+	// injection, whose malformed bodies are the point.
+	var h http.Handler = s
+	if opts.Faults == nil {
+		h = contract.Middleware(t, s)
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return s, ts
 }
