@@ -244,6 +244,32 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 	if truncated == 0 {
 		t.Error("no truncated ladder entries for long bodies")
 	}
+	// A continuation starts exactly where the structured preview stops.
+	var page struct {
+		Data struct {
+			Data []struct {
+				ID   string         `json:"id"`
+				Data map[string]any `json:"data"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.StructuredContent, &page); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range sc.Ladder {
+		if l.Status != contentladder.StatusTruncated {
+			continue
+		}
+		for _, rec := range page.Data.Data {
+			if rec.ID != l.ID {
+				continue
+			}
+			shown := strings.TrimSuffix(rec.Data[l.FieldPath].(string), contentladder.Ellipsis)
+			if got, want := l.Continuation.Args["offset_chars"], float64(len([]rune(shown))); got != want {
+				t.Errorf("%s %s: continuation offset %v, preview shows %v runes", l.ID, l.FieldPath, got, want)
+			}
+		}
+	}
 	// The first ladder continuation works as given.
 	for _, l := range sc.Ladder {
 		if l.Status == contentladder.StatusTruncated {

@@ -92,7 +92,7 @@ func (p *recordPage) structured() any {
 		recs = append(recs, orderedJSON(r.envelope(contentladder.SanitizeForPreview(r.Payload, structuredStringCap))))
 		if len(ladder) < maxLadderEntries && r.Ref.RecordID != "" && r.Ref.Stream != "" {
 			entries := contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{
-				PreviewChars: structuredStringCap, MaxEntries: ladderEntriesPerItem})
+				PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem})
 			ladder = append(ladder, entries...)
 		}
 	}
