@@ -234,7 +234,8 @@ func journeyErrors(t *testing.T, s *goSession) {
 		args       map[string]any
 		wantText   []string
 	}{
-		{"input_validation", "query_records", map[string]any{"stream": "messages", "limit": 500}, []string{"limit"}},
+		{"input_validation", "query_records", map[string]any{"stream": "messages", "limit": 500},
+			[]string{`"code":"invalid_arguments"`, `"param":"limit"`, "100"}},
 		{"adapter", "fetch", map[string]any{"id": "../x"}, []string{`"type":"adapter_error"`, `"code":"invalid_id"`}},
 		{"rs_4xx", "query_records", map[string]any{"stream": "messages", "connection_id": demodata.GmailWorkConnectionID, "filter": map[string]any{"is_seen": true}},
 			[]string{`"param":"filter"`, `"http_status":400`}},
@@ -249,7 +250,7 @@ func journeyErrors(t *testing.T, s *goSession) {
 					t.Errorf("error text lacks %s:\n%s", w, r.Text)
 				}
 			}
-			if c.name != "input_validation" && !errorEnvelopeKey.MatchString(r.Text) {
+			if !errorEnvelopeKey.MatchString(r.Text) {
 				t.Errorf("error text is not the compact envelope:\n%s", r.Text)
 			}
 		})
