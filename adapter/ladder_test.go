@@ -284,3 +284,35 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 		}
 	}
 }
+
+func TestBinaryFieldsAreDescribedNeverInlined(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	r := e.c.call("query_records", map[string]any{"stream": "attachments", "limit": 10, "connection_id": demodata.GmailWorkConnectionID})
+	if r.IsError {
+		t.Fatal(r.text())
+	}
+	var sc struct {
+		Ladder []contentladder.LadderEntry `json:"content_ladder"`
+	}
+	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
+		t.Fatal(err)
+	}
+	binary := 0
+	for _, l := range sc.Ladder {
+		if l.Class != contentladder.ClassBinary {
+			continue
+		}
+		binary++
+		if l.Status != contentladder.StatusBinaryOnly || l.MIMEType == "" || l.SizeBytes == 0 || l.Digest == "" || l.Continuation != nil ||
+			!strings.HasPrefix(l.Handle, "pdpp://record/") || l.BlobID == "" {
+			t.Errorf("binary entry incomplete: %+v", l)
+		}
+		if _, err := e.c.rpcRaw("resources/read", map[string]any{"uri": l.Handle}); err != nil {
+			t.Errorf("handle %s unreadable: %v", l.Handle, err)
+		}
+	}
+	if binary == 0 {
+		t.Fatal("no binary fields described on an attachments page")
+	}
+}

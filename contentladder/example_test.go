@@ -72,7 +72,7 @@ func ExampleBuildLadder() {
 	}
 	// Output:
 	// {"field_path":"text","type":"string","class":"text","size_chars":600,"status":"truncated","preview_chars":280,"continuation":{"tool":"read_record_field","args":{"field_path":"text","id":"cin_a/messages:m1","limit_chars":4096,"offset_chars":280},"resource_uri":"pdpp://field-window/ogVjaW5fYQhtZXNzYWdlcwJtMQR0ZXh0AJgCgCA"}}
-	// {"field_path":"file","type":"object","class":"binary","mime_type":"application/pdf","size_bytes":1024,"status":"binary-only"}
+	// {"field_path":"file","type":"object","class":"binary","mime_type":"application/pdf","size_bytes":1024,"status":"binary-only","blob_id":"b1","handle":"pdpp://record/oQVjaW5fYQhtZXNzYWdlcwJtMQ"}
 }
 
 func ExampleTruncateMarked() {

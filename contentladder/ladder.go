@@ -33,18 +33,23 @@ type Continuation struct {
 // identity and class, size, preview status, and how to continue. Binary
 // entries never carry a continuation into the bytes.
 type LadderEntry struct {
-	ID           string        `json:"id,omitempty"`
-	ConnectionID string        `json:"connection_id,omitempty"`
-	Stream       string        `json:"stream,omitempty"`
-	RecordID     string        `json:"record_id,omitempty"`
-	FieldPath    string        `json:"field_path"`
-	Type         string        `json:"type"`
-	Class        Class         `json:"class"`
-	MIMEType     string        `json:"mime_type,omitempty"`
-	Digest       string        `json:"digest,omitempty"`
-	SizeChars    int           `json:"size_chars,omitempty"`
-	SizeBytes    int64         `json:"size_bytes,omitempty"`
-	Status       Status        `json:"status"`
+	ID           string `json:"id,omitempty"`
+	ConnectionID string `json:"connection_id,omitempty"`
+	Stream       string `json:"stream,omitempty"`
+	RecordID     string `json:"record_id,omitempty"`
+	FieldPath    string `json:"field_path"`
+	Type         string `json:"type"`
+	Class        Class  `json:"class"`
+	MIMEType     string `json:"mime_type,omitempty"`
+	Digest       string `json:"digest,omitempty"`
+	SizeChars    int    `json:"size_chars,omitempty"`
+	SizeBytes    int64  `json:"size_bytes,omitempty"`
+	Status       Status `json:"status"`
+	// BlobID and Handle name a binary field's content without inlining it
+	// (seed 004 tier 4): the RS blob id when known, and the record resource
+	// that carries the field's metadata.
+	BlobID       string        `json:"blob_id,omitempty"`
+	Handle       string        `json:"handle,omitempty"`
 	PreviewChars int           `json:"preview_chars,omitempty"`
 	Continuation *Continuation `json:"continuation,omitempty"`
 }
@@ -117,6 +122,7 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 		switch {
 		case fi.Class == ClassBinary:
 			e.Status = StatusBinaryOnly
+			e.BlobID, e.Handle = fi.BlobID, RecordURI(ref)
 			if fi.Type == "object" {
 				e.SizeChars = 0 // the blob_ref's JSON size says nothing useful
 			}
