@@ -316,3 +316,24 @@ func TestBinaryFieldsAreDescribedNeverInlined(t *testing.T) {
 		t.Fatal("no binary fields described on an attachments page")
 	}
 }
+
+func TestRecordPageLinksCutFieldsAsResources(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	r := e.c.call("query_records", map[string]any{"stream": "message_bodies", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
+	var links []string
+	for _, c := range r.Content[1:] {
+		if c.Type == "resource_link" {
+			links = append(links, c.URI)
+		}
+	}
+	if len(links) == 0 || len(links) > 3 {
+		t.Fatalf("want 1–3 resource links for cut bodies, got %d", len(links))
+	}
+	for _, uri := range links {
+		raw, err := e.c.rpcRaw("resources/read", map[string]any{"uri": uri})
+		if err != nil || !strings.Contains(string(raw), `"start_chars\":999`) {
+			t.Errorf("%s: %v %.200s", uri, err, raw)
+		}
+	}
+}

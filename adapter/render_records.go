@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -272,4 +274,25 @@ func truncateBytes(s string, n int) string {
 		n--
 	}
 	return s[:n] + contentladder.Ellipsis
+}
+
+// maxRecordLinks bounds resource_link blocks on a record page.
+const maxRecordLinks = 3
+
+// resourceLinks offer resource-aware clients the continuation windows of
+// the first cut fields (tier 3); the text and ladder carry the same reads.
+func (p *recordPage) resourceLinks() []mcp.Content {
+	var out []mcp.Content
+	for _, r := range p.records {
+		if len(out) == maxRecordLinks || r.Ref.RecordID == "" || r.Ref.ConnectionID == "" {
+			break
+		}
+		for _, l := range contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{PreviewChars: structuredStringCap - 1, MaxEntries: 1}) {
+			if l.Continuation != nil && l.Continuation.ResourceURI != "" {
+				out = append(out, mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+l.FieldPath+" of "+r.Ref.ID(),
+					fmt.Sprintf("%d chars; window after the preview", l.SizeChars), "text/plain"))
+			}
+		}
+	}
+	return out
 }

@@ -17,6 +17,12 @@ import (
 // and densely highlighted, to measure the text budget at the worst case.
 func fatSearchRS(t *testing.T, hits, snippetLen int, seed uint64) string {
 	t.Helper()
+	return searchRSWithMeta(t, hits, snippetLen, seed, map[string]any{"count": nil, "warnings": []any{}})
+}
+
+// searchRSWithMeta is fatSearchRS with a chosen search `meta` block.
+func searchRSWithMeta(t *testing.T, hits, snippetLen int, seed uint64, meta map[string]any) string {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	schema := schemaindex.SyntheticSchemaBody("mail", 3, 10, []schemaindex.Connection{{ID: "cin_000000000000000000000001", DisplayName: "Mail"}}, true)
 	schema = []byte(strings.Replace(string(schema), `"object":"schema"`, `"object":"schema","bearer":{"token_kind":"client","scope":"grant","grant_id":"grt_0000000000000001"}`, 1))
@@ -38,7 +44,7 @@ func fatSearchRS(t *testing.T, hits, snippetLen int, seed uint64) string {
 		})
 	}
 	page, _ := json.Marshal(map[string]any{"object": "list", "data": data, "has_more": true, "next_cursor": "c2",
-		"links": map[string]any{"self": "/v1/search"}, "meta": map[string]any{"count": nil, "warnings": []any{}}})
+		"links": map[string]any{"self": "/v1/search"}, "meta": meta})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Request-Id", "req_0000000000000002")
@@ -106,5 +112,21 @@ func TestSearchSnippetsStayBalanced(t *testing.T) {
 		for _, line := range strings.Split(r.text(), "\n") {
 			check("text", line)
 		}
+	}
+}
+
+func TestSearchWarnsWhenRecallIsNotExhaustive(t *testing.T) {
+	t.Parallel()
+	meta := map[string]any{"count": nil, "count_accuracy": "lower_bound", "warnings": []any{},
+		"recall": map[string]any{"complete": false, "ranking_scope": "candidate_window", "truncated": true,
+			"ranked_candidate_count": 200, "candidate_window_limit": 200}}
+	c := newClient(t, newAdapterFor(t, searchRSWithMeta(t, 5, 80, 3, meta), "tok"))
+	r := c.call("search", map[string]any{"q": "invoice", "limit": 5})
+	containsAll(t, r.text(), "warning recall", "not treat this page as exhaustive")
+	containsAll(t, string(r.StructuredContent), `"recall":{"complete":false`, "candidate_window_limit=200")
+	complete := map[string]any{"count": 5, "warnings": []any{}, "recall": map[string]any{"complete": true, "ranking_scope": "all_matches", "truncated": false}}
+	c2 := newClient(t, newAdapterFor(t, searchRSWithMeta(t, 5, 80, 3, complete), "tok"))
+	if r := c2.call("search", map[string]any{"q": "invoice", "limit": 5}); strings.Contains(r.text(), "recall") {
+		t.Errorf("complete recall warned anyway:\n%s", r.text())
 	}
 }

@@ -3,12 +3,15 @@ package adapter_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
@@ -332,5 +335,28 @@ func TestRecordIDsRejectedBeforeRS(t *testing.T) {
 	}
 	if got := e.c.call("fetch", map[string]any{"id": demodata.GmailWorkConnectionID + "/messages:x", "connection_id": demodata.GmailPersonalConnectionID}).errorCode(t); got != "conflicting_connection_id" {
 		t.Errorf("conflict: %q", got)
+	}
+}
+
+func TestSearchNeverSendsForeignStreamNames(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	e.c.call("schema", map[string]any{})
+	e.rs.Server.ResetRequests()
+	decodeSearch(t, e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"message_bodies", "conversations"}}))
+	got := map[string][]string{}
+	for _, req := range e.rs.Server.Requests() {
+		if req.Path != "/v1/search" {
+			continue
+		}
+		q, _ := url.ParseQuery(req.RawQuery)
+		got[req.Bearer] = append(got[req.Bearer], q["streams"]...)
+	}
+	want := map[string][]string{
+		demodata.GmailToken:   {"message_bodies"},
+		demodata.ChatGPTToken: {"conversations"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("streams sent per grant (-want +got):\n%s", diff)
 	}
 }

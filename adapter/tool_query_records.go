@@ -84,5 +84,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		return errorResult(fromError(err))
 	}
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
-	return textResult(page.text(), page.structured())
+	res := textResult(page.text(), page.structured())
+	res.Content = append(res.Content, page.resourceLinks()...)
+	return res
 }
