@@ -239,7 +239,11 @@ func (p *searchPage) text(a searchArgs) string {
 		snippet, _ := contentladder.TruncateMarked(oneLine(h.Snippet), searchTextSnippet)
 		title, _ := contentladder.TruncateRunes(oneLine(h.Title), searchTitleRunes)
 		line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
-		if h.SnippetField != "" {
+		switch {
+		case h.SnippetField == "":
+		case contentladder.StripMarks(h.Snippet) == h.Title:
+			line += " " + h.SnippetField + ": (the title)" // the match is the title itself; do not repeat it
+		default:
 			line += fmt.Sprintf(" %s: %s", h.SnippetField, snippet)
 		}
 		if b.Len()+len(line)+len(footer)+60 > searchTextBudget {
