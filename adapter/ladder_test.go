@@ -337,3 +337,36 @@ func TestRecordPageLinksCutFieldsAsResources(t *testing.T) {
 		}
 	}
 }
+
+// Replicas sharing a cursor key accept each other's cursors: no affinity.
+func TestCursorsWorkAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{})
+	key, _ := contentladder.NewCursorKey([]byte(strings.Repeat("r", 32)))
+	replica := func() *client {
+		rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}, CursorKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newClient(t, a)
+	}
+	a, b := replica(), replica()
+	id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	_, next, _, _ := windowDoc(t, a.call("read_record_field", map[string]any{"id": id, "field_path": "body_text", "limit_chars": 500}))
+	_, _, _, start := windowDoc(t, b.call("read_record_field", map[string]any{"id": id, "field_path": "body_text", "cursor": *next}))
+	if start != 500 {
+		t.Errorf("replica B resumed at %d, want 500", start)
+	}
+	r := a.call("search", map[string]any{"q": "roadmap", "limit": 3})
+	m := nextCursorRe.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatal("no search cursor")
+	}
+	if r2 := b.call("search", map[string]any{"q": "roadmap", "limit": 3, "cursor": m[1]}); r2.IsError {
+		t.Errorf("replica B rejected replica A's search cursor: %s", r2.text())
+	}
+}
