@@ -8,6 +8,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // toolError is an error result: either the RS's own envelope (kept
@@ -93,6 +94,8 @@ func fromError(err error) *toolError {
 		return newAdapterError(code, qErr.Message, field{"param", qErr.Param})
 	case errors.As(err, &clErr):
 		return newAdapterError(clErr.Code, clErr.Message)
+	case errors.Is(err, schemaindex.ErrNotSchema), errors.Is(err, schemaindex.ErrTooLarge):
+		return newAdapterError("invalid_response", "the resource server returned a schema document this adapter cannot read")
 	case errors.Is(err, context.DeadlineExceeded):
 		return newAdapterError("rs_timeout", "the resource server did not answer in time")
 	case errors.Is(err, context.Canceled):

@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -229,5 +230,21 @@ func TestRSErrorsKeepEnvelopeAndStatus(t *testing.T) {
 	filtered := e.c.call("query_records", map[string]any{"stream": "messages", "filter": map[string]any{"user_id": "U1"}})
 	if got := filtered.errorCode(t); got != "invalid_request" {
 		t.Errorf("client filter: code %q (the RS rejects client filters)", got)
+	}
+}
+
+// An RS that answers /v1/schema with something that is not a schema gets a
+// typed invalid_response, not an internal error.
+func TestUnreadableSchemaIsTypedError(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Request-Id", "req_0000000000000003")
+		_, _ = w.Write([]byte(`{"object":"list","data":[],"links":{"self":"/v1/schema"},"meta":{"count":{"kind":"none"},"warnings":[]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c := newClient(t, newAdapterFor(t, srv.URL, "tok"))
+	if got := c.call("schema", map[string]any{}).errorCode(t); got != "invalid_response" {
+		t.Errorf("code %q", got)
 	}
 }
