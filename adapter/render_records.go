@@ -36,6 +36,9 @@ type recordPage struct {
 	stream, connectionID string
 	list                 *rsclient.RecordList
 	records              []pageRecord
+
+	ladderDone    bool
+	ladderEntries []contentladder.LadderEntry
 }
 
 func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList) *recordPage {
@@ -89,18 +92,10 @@ func project(payload json.RawMessage, fields []string) json.RawMessage {
 // and the content ladder for every cut field.
 func (p *recordPage) structured() any {
 	recs := make([]json.RawMessage, 0, len(p.records))
-	var ladder []contentladder.LadderEntry
 	for _, r := range p.records {
 		recs = append(recs, orderedJSON(r.envelope(contentladder.SanitizeForPreview(r.Payload, structuredStringCap))))
-		if len(ladder) < maxLadderEntries && r.Ref.RecordID != "" && r.Ref.Stream != "" {
-			entries := contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{
-				PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem})
-			ladder = append(ladder, entries...)
-		}
 	}
-	if len(ladder) > maxLadderEntries {
-		ladder = ladder[:maxLadderEntries]
-	}
+	ladder := p.ladder()
 	data := []field{{"object", "list"}, {"stream", p.stream}, {"data", recs}, {"has_more", p.list.HasMore}}
 	if p.list.NextCursor != "" {
 		data = append(data, field{"next_cursor", p.list.NextCursor})
@@ -279,19 +274,39 @@ func truncateBytes(s string, n int) string {
 // maxRecordLinks bounds resource_link blocks on a record page.
 const maxRecordLinks = 3
 
+// ladder lists the page's cut and binary fields (tier 1), computed once
+// and shared by structuredContent and the resource links.
+func (p *recordPage) ladder() []contentladder.LadderEntry {
+	if p.ladderDone {
+		return p.ladderEntries
+	}
+	p.ladderDone = true
+	for _, r := range p.records {
+		if len(p.ladderEntries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
+			break
+		}
+		// The structured preview shows structuredStringCap-1 runes plus an
+		// ellipsis; continuations start right after them.
+		p.ladderEntries = append(p.ladderEntries, contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{
+			PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem})...)
+	}
+	if len(p.ladderEntries) > maxLadderEntries {
+		p.ladderEntries = p.ladderEntries[:maxLadderEntries]
+	}
+	return p.ladderEntries
+}
+
 // resourceLinks offer resource-aware clients the continuation windows of
 // the first cut fields (tier 3); the text and ladder carry the same reads.
 func (p *recordPage) resourceLinks() []mcp.Content {
 	var out []mcp.Content
-	for _, r := range p.records {
-		if len(out) == maxRecordLinks || r.Ref.RecordID == "" || r.Ref.ConnectionID == "" {
+	for _, l := range p.ladder() {
+		if len(out) == maxRecordLinks {
 			break
 		}
-		for _, l := range contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{PreviewChars: structuredStringCap - 1, MaxEntries: 1}) {
-			if l.Continuation != nil && l.Continuation.ResourceURI != "" {
-				out = append(out, mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+l.FieldPath+" of "+r.Ref.ID(),
-					fmt.Sprintf("%d chars; window after the preview", l.SizeChars), "text/plain"))
-			}
+		if l.Continuation != nil && l.Continuation.ResourceURI != "" {
+			out = append(out, mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+l.FieldPath+" of "+l.ID,
+				fmt.Sprintf("%d chars; window after the preview", l.SizeChars), "text/plain"))
 		}
 	}
 	return out
