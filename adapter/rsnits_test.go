@@ -24,8 +24,8 @@ func TestFetchAcceptsRecordURI(t *testing.T) {
 		t.Fatal(r.text())
 	}
 	var doc struct {
-		ID       string            `json:"id"`
-		Title    string            `json:"title"`
+		ID       string         `json:"id"`
+		Title    string         `json:"title"`
 		Metadata map[string]any `json:"metadata"`
 	}
 	if err := json.Unmarshal([]byte(r.text()), &doc); err != nil {
