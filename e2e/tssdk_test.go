@@ -32,22 +32,35 @@ type tsSummary struct {
 
 // TestTypeScriptSDK runs node/journeys.mjs: the official TypeScript SDK
 // client walks every journey against `serve` with the Gmail bearer, and
+// against the stdio server with the same grant in its credential cache, and
 // takes one error result of each family through callTool, which validates
 // structuredContent against the tool's outputSchema.
 func TestTypeScriptSDK(t *testing.T) {
 	t.Parallel()
 	modules := requireNodeModules(t)
-	url := startServe(t)
-	env := []string{
-		"MCP_URL=" + url,
-		"MCP_BEARER=" + mockRS.bearer(t, demodata.GmailGrantID),
-		"SHARED_RECORD_ID=" + demodata.SharedRecordID,
-		"SHARED_SUBJECT=" + sharedSubject,
-		"WORK_CONNECTION_ID=" + demodata.GmailWorkConnectionID,
-		"LONG_BODY_TERM=" + demodata.LongBodyTerm,
-		"LONG_BODY_TERM_OFFSET=" + strconv.Itoa(demodata.LongBodyTermOffset),
-		"LONG_BODY_LENGTH=" + strconv.Itoa(demodata.LongBodyLength),
-	}
+	bearer := mockRS.bearer(t, demodata.GmailGrantID)
+	t.Run("hosted", func(t *testing.T) {
+		t.Parallel()
+		runTSJourneys(t, modules, []string{"MCP_URL=" + startServe(t), "MCP_BEARER=" + bearer})
+	})
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		cmd := stdioCommand(t, bearer)
+		args, _ := json.Marshal(cmd.Args[1:])
+		// node starts (and on close stops) this stdio server itself.
+		runTSJourneys(t, modules, []string{"MCP_STDIO_COMMAND=" + cmd.Path, "MCP_STDIO_ARGS=" + string(args), "HOME=" + t.TempDir()})
+	})
+}
+
+func runTSJourneys(t *testing.T, modules string, transportEnv []string) {
+	env := append(transportEnv,
+		"SHARED_RECORD_ID="+demodata.SharedRecordID,
+		"SHARED_SUBJECT="+sharedSubject,
+		"WORK_CONNECTION_ID="+demodata.GmailWorkConnectionID,
+		"LONG_BODY_TERM="+demodata.LongBodyTerm,
+		"LONG_BODY_TERM_OFFSET="+strconv.Itoa(demodata.LongBodyTermOffset),
+		"LONG_BODY_LENGTH="+strconv.Itoa(demodata.LongBodyLength),
+	)
 	stdout, stderr, err := runNode(t, systemNode(t, modules), env, "journeys.mjs")
 	if err != nil {
 		t.Fatalf("journeys.mjs: %v\nstderr:\n%s\nstdout:\n%s", err, stderr, stdout)
@@ -74,7 +87,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	}
 
 	wantText := map[string][]string{
-		"input_validation": {"limit"},
+		"input_validation": {`"code":"invalid_arguments"`, `"param":"limit"`},
 		"adapter":          {`"code":"invalid_id"`},
 		"rs_4xx":           {`"param":"filter"`, `"http_status":400`},
 	}

@@ -1,5 +1,6 @@
 // Journeys of the pdpp-mcp e2e suite, driven by the official TypeScript MCP
-// SDK client over Streamable HTTP. Run by e2e/tssdk_test.go, which passes
+// SDK client over Streamable HTTP (MCP_URL + MCP_BEARER) or stdio
+// (MCP_STDIO_COMMAND + MCP_STDIO_ARGS, a JSON array). Run by e2e/tssdk_test.go, which passes
 // the endpoint, bearer and dataset facts in the environment and checks the
 // JSON summary this script prints on stdout (one line).
 //
@@ -11,15 +12,17 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const env = (k) => {
   const v = process.env[k];
   if (!v) throw new Error(`missing env ${k}`);
   return v;
 };
+const stdio = Boolean(process.env.MCP_STDIO_COMMAND);
 const cfg = {
-  url: env('MCP_URL'),
-  bearer: env('MCP_BEARER'),
+  url: stdio ? null : env('MCP_URL'),
+  bearer: stdio ? null : env('MCP_BEARER'),
   sharedRecordID: env('SHARED_RECORD_ID'),
   sharedSubject: env('SHARED_SUBJECT'),
   workConnection: env('WORK_CONNECTION_ID'),
@@ -43,9 +46,18 @@ function match(re, text) {
 const textOf = (r) => (r.content?.[0]?.type === 'text' ? r.content[0].text : '');
 
 const client = new Client({ name: 'pdpp-mcp-e2e-ts', version: '1' });
-const transport = new StreamableHTTPClientTransport(new URL(cfg.url), {
-  requestInit: { headers: { Authorization: `Bearer ${cfg.bearer}` } },
-});
+const transport = stdio
+  ? new StdioClientTransport({
+      command: env('MCP_STDIO_COMMAND'),
+      args: JSON.parse(env('MCP_STDIO_ARGS')),
+      // Only what the adapter needs: owner credentials in the parent's
+      // environment would (rightly) make it refuse to start.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stderr: 'ignore',
+    })
+  : new StreamableHTTPClientTransport(new URL(cfg.url), {
+      requestInit: { headers: { Authorization: `Bearer ${cfg.bearer}` } },
+    });
 
 async function call(name, args) {
   const r = await client.callTool({ name, arguments: args });
@@ -132,7 +144,7 @@ const errorCalls = {
 const summary = { sdk_version: sdkVersion, node_version: process.version, journeys: {}, errors: {} };
 try {
   await client.connect(transport);
-  summary.protocol = transport.protocolVersion ?? null;
+  summary.protocol = stdio ? 'stdio' : transport.protocolVersion ?? null;
   await client.listTools(); // caches the outputSchemas callTool validates against
   for (const [name, run] of Object.entries(journeys)) {
     try {
