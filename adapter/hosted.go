@@ -83,7 +83,7 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
 	registerPages(mux, h)
-	return mux
+	return accessLog(mux, s.log)
 }
 
 type hosted struct {
