@@ -14,18 +14,21 @@ import (
 )
 
 // inspector runs the MCP Inspector CLI (@modelcontextprotocol/inspector-cli)
-// against one hosted endpoint, one process per method as a user would.
+// against one server, one process per method as a user would. target is
+// the URL plus transport options (hosted), or the stdio command with its
+// flags (the Inspector starts and stops that server for every call).
 type inspector struct {
-	t               *testing.T
-	node, cli, url  string
-	bearer, workDir string
+	t         *testing.T
+	node, cli string
+	target    []string
+	workDir   string
 }
 
 // run invokes the CLI and decodes the JSON it prints. A non-zero exit
 // (the CLI's way of rejecting a result) fails the test.
 func (in inspector) run(out any, args ...string) {
 	in.t.Helper()
-	argv := append([]string{in.cli, in.url, "--transport", "http", "--header", "Authorization: Bearer " + in.bearer}, args...)
+	argv := append(append([]string{in.cli}, in.target...), args...)
 	stdout, stderr, err := runNodeIn(in.t, in.workDir, in.node, nil, argv...)
 	if err != nil {
 		in.t.Fatalf("inspector %v: %v\nstderr:\n%s\nstdout:\n%s", args, err, stderr, stdout)
@@ -70,19 +73,36 @@ func (in inspector) call(tool string, wantError bool, kv ...string) inspectorRes
 
 // TestInspectorCLI: tools/list, one tools/call per tool (handles taken from
 // the previous results' text), resources/read of a search hit's
-// resource_link, and one error of each family — all through the Inspector.
+// resource_link, and one error of each family — all through the Inspector,
+// over hosted HTTP and over stdio.
 func TestInspectorCLI(t *testing.T) {
 	t.Parallel()
 	modules := requireNodeModules(t)
 	cliDir := filepath.Join(modules, "@modelcontextprotocol", "inspector-cli", "build")
-	in := inspector{
-		t: t, node: systemNode(t, modules), cli: filepath.Join(cliDir, "index.js"),
-		url: startServe(t), bearer: mockRS.bearer(t, demodata.GmailGrantID),
-		// inspector-cli 1.0.3 finds its own package.json through
-		// fs.existsSync("../package.json") relative to the working
-		// directory; run it from its build directory so that resolves.
-		workDir: cliDir,
+	bearer := mockRS.bearer(t, demodata.GmailGrantID)
+	newInspector := func(t *testing.T, target ...string) inspector {
+		return inspector{t: t, node: systemNode(t, modules), cli: filepath.Join(cliDir, "index.js"), target: target,
+			// inspector-cli 1.0.3 finds its own package.json through
+			// fs.existsSync("../package.json") relative to the working
+			// directory; run it from its build directory so that resolves.
+			workDir: cliDir}
 	}
+	t.Run("hosted", func(t *testing.T) {
+		t.Parallel()
+		inspectorJourney(t, newInspector(t, startServe(t), "--transport", "http", "--header", "Authorization: Bearer "+bearer))
+	})
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		cmd := stdioCommand(t, bearer)
+		target := []string{cmd.Path}
+		for i := 1; i+1 < len(cmd.Args); i += 2 { // "--flag value" pairs → "--flag=value"
+			target = append(target, cmd.Args[i]+"="+cmd.Args[i+1])
+		}
+		inspectorJourney(t, newInspector(t, append(target, "--transport", "stdio")...))
+	})
+}
+
+func inspectorJourney(t *testing.T, in inspector) {
 
 	var list struct {
 		Tools []struct {
@@ -163,7 +183,7 @@ func TestInspectorCLI(t *testing.T) {
 		kv   []string
 		want *regexp.Regexp
 	}{
-		{"query_records", []string{"stream=messages", "limit=500"}, regexp.MustCompile(`limit`)},
+		{"query_records", []string{"stream=messages", "limit=500"}, regexp.MustCompile(`"code":"invalid_arguments".*"param":"limit"`)},
 		{"fetch", []string{"id=../x"}, regexp.MustCompile(`"code":"invalid_id"`)},
 		{"query_records", []string{"stream=messages", "connection_id=" + work, `filter={"is_seen":true}`}, regexp.MustCompile(`"http_status":400`)},
 	} {
