@@ -37,7 +37,10 @@ var readRecordFieldTool = toolSpec{
 		`"before_chars":{"type":"integer","minimum":0,"maximum":8192},` +
 		`"after_chars":{"type":"integer","minimum":0,"maximum":8192}},` +
 		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"record":{"type":"object"},"field":{"type":"object"},"window":{"type":"object"},` +
+	Output: `{"type":"object","properties":{` +
+		`"record":{"type":"object","required":["id","connection_id","stream","record_id"]},` +
+		`"field":{"type":"object","required":["path","text_like"]},` +
+		`"window":{"type":"object","required":["text","start_chars","end_chars","limit_chars","complete"]},` +
 		`"resource":{"type":"object"},` + errorOutputProps + `}}`,
 	Handle: handleReadRecordField,
 }

@@ -27,7 +27,8 @@ var searchTool = toolSpec{
 		`"filter":` + filterSchema + `,` +
 		`"connection_id":` + connectionIDSchema + `},` +
 		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"results":{"type":"array"},"data":{"type":"object"},"content_ladder":{"type":"array"},` +
+	Output: `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","required":["id","title","url"]}},` +
+		`"data":{"type":"object"},"content_ladder":{"type":"array"},` +
 		errorOutputProps + `}}`,
 	Handle: handleSearch,
 }
