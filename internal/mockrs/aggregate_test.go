@@ -10,11 +10,7 @@ func TestAggregateRules(t *testing.T) {
 	t.Parallel()
 	_, ts := newTestServer(t, testDataset(), Options{})
 	a := "/v1/streams/messages/aggregate?connection_id=" + connA + "&"
-	tests := []struct {
-		name, path, tok string
-		status          int
-		code, param     string
-	}{
+	tests := []statusCase{
 		{"metric required", a + "field=size_bytes", gmailTok, 400, "invalid_request", "metric"},
 		{"bad metric", a + "metric=distinct_count", gmailTok, 400, "invalid_request", "metric"},
 		{"unknown param", a + "metric=count&order=asc", gmailTok, 400, "invalid_request", "order"},
@@ -39,16 +35,7 @@ func TestAggregateRules(t *testing.T) {
 		{"stream not granted", "/v1/streams/attachments/aggregate?metric=count", gmailTok, 403, "grant_stream_not_allowed", ""},
 		{"tz ok", a + "metric=count&group_by_time=received_at&granularity=day&time_zone=America/Chicago", gmailTok, 200, "", ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := get(t, ts.URL, tc.path, tc.tok)
-			code, param := r.errCode()
-			if r.status != tc.status || code != tc.code || param != tc.param {
-				t.Errorf("got %d %s/%s, want %d %s/%s: %s", r.status, code, param, tc.status, tc.code, tc.param, r.raw)
-			}
-		})
-	}
+	checkStatusCases(t, ts.URL, tests)
 	t.Run("undeclared message matches capture", func(t *testing.T) {
 		t.Parallel()
 		r := get(t, ts.URL, "/v1/streams/top_artists/aggregate?metric=count", spotifyTok)

@@ -142,3 +142,26 @@ func golden(t *testing.T, name string, got any) {
 		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
 	}
 }
+
+// statusCase is one request and the status, error code and param it must
+// get back (code and param empty on success).
+type statusCase struct {
+	name, path, tok string
+	status          int
+	code, param     string
+}
+
+// checkStatusCases runs each case as a parallel subtest against url.
+func checkStatusCases(t *testing.T, url string, tests []statusCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := get(t, url, tc.path, tc.tok)
+			code, param := r.errCode()
+			if r.status != tc.status || code != tc.code || param != tc.param {
+				t.Errorf("got %d %s/%s, want %d %s/%s: %s", r.status, code, param, tc.status, tc.code, tc.param, r.raw)
+			}
+		})
+	}
+}

@@ -86,11 +86,7 @@ func TestRecordsRules(t *testing.T) {
 	t.Parallel()
 	_, ts := newTestServer(t, testDataset(), Options{})
 	a := "/v1/streams/messages/records?connection_id=" + connA
-	tests := []struct {
-		name, path, tok string
-		status          int
-		code, param     string
-	}{
+	tests := []statusCase{
 		{"unknown param", a + "&bogus=1", gmailTok, 400, "invalid_request", "bogus"},
 		{"client filter", a + "&filter[subject]=x", gmailTok, 400, "invalid_request", "filter"},
 		{"client filter op", a + "&filter[size_bytes][gte]=1", gmailTok, 400, "invalid_request", "filter"},
@@ -122,16 +118,7 @@ func TestRecordsRules(t *testing.T) {
 		{"owner bad expand", a + "&expand=threads", ownerTok, 400, "invalid_expand", "expand"},
 		{"owner ok", a + "&filter[is_flagged]=true&view=envelope", ownerTok, 200, "", ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := get(t, ts.URL, tc.path, tc.tok)
-			code, param := r.errCode()
-			if r.status != tc.status || code != tc.code || param != tc.param {
-				t.Errorf("got %d %s/%s, want %d %s/%s: %s", r.status, code, param, tc.status, tc.code, tc.param, r.raw)
-			}
-		})
-	}
+	checkStatusCases(t, ts.URL, tests)
 	t.Run("fan-in changes lists connections", func(t *testing.T) {
 		t.Parallel()
 		r := get(t, ts.URL, "/v1/streams/messages/records?changes_since=beginning", gmailTok)

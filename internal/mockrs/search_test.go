@@ -9,11 +9,7 @@ import (
 func TestSearchRules(t *testing.T) {
 	t.Parallel()
 	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
-	tests := []struct {
-		name, path, tok string
-		status          int
-		code, param     string
-	}{
+	tests := []statusCase{
 		{"q required", "/v1/search", gmailTok, 400, "invalid_request", "q"},
 		{"q blank", "/v1/search?q=%20", gmailTok, 400, "invalid_request", "q"},
 		{"mode rejected", "/v1/search?q=x&mode=hybrid", gmailTok, 400, "invalid_request", "mode"},
@@ -29,16 +25,7 @@ func TestSearchRules(t *testing.T) {
 		{"semantic ok", "/v1/search/semantic?q=project+update", gmailTok, 200, "", ""},
 		{"hybrid ok", "/v1/search/hybrid?q=project", gmailTok, 200, "", ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := get(t, ts.URL, tc.path, tc.tok)
-			code, param := r.errCode()
-			if r.status != tc.status || code != tc.code || param != tc.param {
-				t.Errorf("got %d %s/%s, want %d %s/%s: %s", r.status, code, param, tc.status, tc.code, tc.param, r.raw)
-			}
-		})
-	}
+	checkStatusCases(t, ts.URL, tests)
 }
 
 func TestSearchLexical(t *testing.T) {
