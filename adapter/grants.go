@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 )
 
 // Grant is one scoped credential the adapter reads with. One bearer is one
@@ -45,34 +44,4 @@ func (s *Server) grants(ctx context.Context) []Grant {
 		return []Grant{g}
 	}
 	return s.cfg.Grants
-}
-
-// sourceGrants is the verified source set of a call: every grant's kind is
-// checked through the schema cache (one RS call per grant per TTL) before
-// any data read, so an owner token never reads data through any tool.
-func (s *Server) sourceGrants(ctx context.Context) ([]Grant, *toolError) {
-	grants := s.grants(ctx)
-	if len(grants) == 0 {
-		return nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
-	}
-	_, errs := s.grantSchemas(ctx, grants)
-	failed := 0
-	var firstErr error
-	for _, err := range errs {
-		if errors.Is(err, errOwnerToken) {
-			return nil, errOwnerToken
-		}
-		if err != nil {
-			failed++
-			if firstErr == nil {
-				firstErr = err
-			}
-		}
-	}
-	if failed == len(grants) {
-		return nil, fromError(firstErr)
-	}
-	// Grants that failed for other reasons stay in the set: the tools
-	// report them as source_unavailable warnings instead of hiding them.
-	return grants, nil
 }

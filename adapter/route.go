@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -19,32 +20,48 @@ type warning struct {
 	GrantID string `json:"grant_id,omitempty"`
 }
 
-// sourceIndex merges the compact schemas of every grant in the source set.
-// Grants are read in parallel through the schema cache; a failing grant
-// becomes a warning. It fails only when no grant could be read.
-func (s *Server) sourceIndex(ctx context.Context, grants []Grant) (*schemaindex.Index, []warning, error) {
+// sourceSet is one call's verified grants with their merged connection
+// index: built once per call from the schema cache, then used for routing,
+// labels and stream intersection.
+type sourceSet struct {
+	grants []Grant // every grant of the call, including ones that failed to read
+	ix     *schemaindex.Index
+	warns  []warning // source_unavailable for grants whose schema failed
+}
+
+// sources verifies the call's grants and merges their compact schemas.
+// Every grant's kind is checked through the schema cache (one RS call per
+// grant per TTL) before any data read, so an owner token never reads data
+// through any tool. A grant that fails for another reason stays in the set
+// and becomes a warning; the call fails only when no grant could be read.
+func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
+	grants := s.grants(ctx)
+	if len(grants) == 0 {
+		return nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
+	}
 	docs, errs := s.grantSchemas(ctx, grants)
+	set := &sourceSet{grants: grants}
 	var ok []*schemaindex.Doc
-	var warns []warning
 	var firstErr error
-	for i, d := range docs {
-		if errs[i] != nil {
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, errOwnerToken):
+			return nil, errOwnerToken
+		case err != nil:
 			if firstErr == nil {
-				firstErr = errs[i]
+				firstErr = err
 			}
-			warns = append(warns, warning{Code: "source_unavailable",
-				Message: fmt.Sprintf("grant %d of %d could not be read: %s", i+1, len(grants), errorCode(errs[i]))})
-			continue
+			set.warns = append(set.warns, warning{Code: "source_unavailable",
+				Message: fmt.Sprintf("grant %d of %d could not be read: %s", i+1, len(grants), errorCode(err))})
+		default:
+			ok = append(ok, docs[i])
 		}
-		ok = append(ok, d)
 	}
 	if len(ok) == 0 {
-		if firstErr == nil {
-			firstErr = fmt.Errorf("no grant is configured")
-		}
-		return nil, warns, firstErr
+		return nil, fromError(firstErr)
 	}
-	return schemaindex.Merge(ok...), warns, nil
+	set.ix = schemaindex.Merge(ok...)
+	return set, nil
 }
 
 // grantSchemas reads every grant's compact schema in parallel through the
@@ -85,16 +102,18 @@ func errorCode(err error) string {
 // in across that grant's connections itself. With several grants the
 // connection index (membership, never health probes) decides.
 func (s *Server) route(ctx context.Context, stream, connectionID string) (Grant, *toolError) {
-	grants, te := s.sourceGrants(ctx)
+	set, te := s.sources(ctx)
 	if te != nil {
 		return Grant{}, te
 	}
+	return set.route(stream, connectionID)
+}
+
+// route picks the grant for a source-required read within the set.
+func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
+	grants, ix := set.grants, set.ix
 	if len(grants) == 1 {
 		return grants[0], nil
-	}
-	ix, _, err := s.sourceIndex(ctx, grants)
-	if err != nil {
-		return Grant{}, fromError(err)
 	}
 	if connectionID != "" {
 		src, ok := ix.Connection(connectionID)

@@ -12,19 +12,19 @@ import (
 // searchSources lists the grants a search reads: the one owning
 // connection_id, else every grant whose streams intersect the request.
 func (s *Server) searchSources(ctx context.Context, a searchArgs) ([]searchSource, *schemaindex.Index, *toolError) {
-	grants, te := s.sourceGrants(ctx)
+	set, te := s.sources(ctx)
 	if te != nil {
 		return nil, nil, te
 	}
-	ix, _, _ := s.sourceIndex(ctx, grants) // labels and stream intersection; search works without it
+	grants, ix := set.grants, set.ix
 	if a.ConnectionID != "" {
-		g, te := s.route(ctx, "", a.ConnectionID)
+		g, te := set.route("", a.ConnectionID)
 		if te != nil {
 			return nil, nil, te
 		}
 		return []searchSource{{grant: g, streams: a.Streams, connectionID: a.ConnectionID}}, ix, nil
 	}
-	if len(grants) == 1 || ix == nil {
+	if len(grants) == 1 {
 		out := make([]searchSource, len(grants))
 		for i, g := range grants {
 			out[i] = searchSource{grant: g, streams: a.Streams}

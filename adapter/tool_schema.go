@@ -48,14 +48,11 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}
-	grants, te := s.sourceGrants(ctx)
+	set, te := s.sources(ctx)
 	if te != nil {
 		return errorResult(te)
 	}
-	ix, warns, err := s.sourceIndex(ctx, grants)
-	if err != nil {
-		return errorResult(fromError(err))
-	}
+	ix, warns := set.ix, set.warns
 	if a.Stream == "" {
 		view := ix.Global()
 		if a.ConnectionID != "" {
@@ -78,7 +75,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		e := ambiguityError(ix.Candidates(a.Stream, maxCandidates), a.Stream)
 		return errorResult(retag(e, "ambiguous_schema_detail"))
 	}
-	g, te := s.route(ctx, a.Stream, a.ConnectionID)
+	g, te := set.route(a.Stream, a.ConnectionID)
 	if te != nil {
 		return errorResult(te)
 	}
