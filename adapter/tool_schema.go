@@ -60,7 +60,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 			if !ok {
 				return errorResult(unknownConnection(a.ConnectionID))
 			}
-			view = scopeGlobal(view, src)
+			view = view.Scoped(src)
 		}
 		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
 	}
@@ -181,21 +181,4 @@ func dedupeFullSchema(body json.RawMessage) (json.RawMessage, *toolError) {
 		fields = append(fields, field{m.key, m.value})
 	}
 	return orderedJSON(fields), nil
-}
-
-// scopeGlobal narrows the index to one connection: its connector, that
-// connection only, and the streams it carries.
-func scopeGlobal(v schemaindex.GlobalView, src schemaindex.SourceEntry) schemaindex.GlobalView {
-	for _, c := range v.Connectors {
-		if c.ConnectorKey != src.ConnectorKey || c.GrantID != src.GrantID {
-			continue
-		}
-		c.Connections = []schemaindex.Connection{{ID: src.ConnectionID, DisplayName: src.DisplayName}}
-		c.ConnectionsOmitted = 0
-		c.Streams = append([]string{}, src.Streams...)
-		v.Connectors = []schemaindex.GlobalConnector{c}
-		v.ConnectorCount, v.StreamCount = 1, len(c.Streams)
-		return v
-	}
-	return v
 }

@@ -66,6 +66,23 @@ func (ix *Index) Global() GlobalView {
 	return g
 }
 
+// Scoped narrows the index to one connection: its connector, that
+// connection only, and the streams it carries (schema(connection_id)).
+func (g GlobalView) Scoped(src SourceEntry) GlobalView {
+	for _, c := range g.Connectors {
+		if c.ConnectorKey != src.ConnectorKey || c.GrantID != src.GrantID {
+			continue
+		}
+		c.Connections = []Connection{{ID: src.ConnectionID, DisplayName: src.DisplayName}}
+		c.ConnectionsOmitted = 0
+		c.Streams = append([]string{}, src.Streams...)
+		g.Connectors = []GlobalConnector{c}
+		g.ConnectorCount, g.StreamCount = 1, len(c.Streams)
+		return g
+	}
+	return g
+}
+
 // Text renders the global index for content[]: a header, one line per
 // connector carrying its key, grant, connections and every stream name, and
 // the closing hint. Its size is linear in stream names and connectors only.

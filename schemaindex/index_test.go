@@ -130,3 +130,27 @@ func TestCandidates(t *testing.T) {
 		t.Errorf("first candidate (-want +got):\n%s", diff)
 	}
 }
+
+func TestGlobalScopedToOneConnection(t *testing.T) {
+	t.Parallel()
+	conns := []Connection{{ID: "cin_a", DisplayName: "A"}, {ID: "cin_b", DisplayName: "B"}}
+	var docs []*Doc
+	for i, key := range []string{"mail", "chat"} {
+		d, err := Parse(SyntheticSchemaBody(key, 3, 2, conns[i:i+1], true), Source{GrantKey: key, GrantID: "grt_" + key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	ix := Merge(docs...)
+	src, ok := ix.Connection("cin_b")
+	if !ok {
+		t.Fatal("cin_b not indexed")
+	}
+	got := ix.Global().Scoped(src)
+	if got.ConnectorCount != 1 || got.Connectors[0].ConnectorKey != "chat" ||
+		len(got.Connectors[0].Connections) != 1 || got.Connectors[0].Connections[0].ID != "cin_b" ||
+		got.StreamCount != len(src.Streams) {
+		t.Errorf("scoped view = %+v", got)
+	}
+}
