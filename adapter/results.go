@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -37,7 +38,7 @@ func textResult(text string, structured any) *mcp.CallToolResult {
 // were already rejected by the input schema; rejecting them again here
 // keeps handlers safe if validation is ever bypassed.
 func decodeArgs(raw json.RawMessage, dst any) *toolError {
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {

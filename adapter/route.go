@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -90,7 +91,7 @@ func errorCode(err error) string {
 	var env struct {
 		Code string `json:"code"`
 	}
-	_ = jsonUnmarshal(te.Envelope, &env)
+	_ = json.Unmarshal(te.Envelope, &env)
 	if env.Code == "" {
 		return "error"
 	}
