@@ -138,7 +138,7 @@ func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
 	case 1:
 		return grantByKey(grants, sources[0].GrantKey), nil
 	}
-	return Grant{}, ambiguityError(ix.Candidates(stream, maxCandidates), stream)
+	return Grant{}, ambiguityError("ambiguous_connection", ix.Candidates(stream, maxCandidates), stream)
 }
 
 func grantByKey(grants []Grant, key string) Grant {
@@ -150,9 +150,10 @@ func grantByKey(grants []Grant, key string) Grant {
 	return Grant{}
 }
 
-// ambiguityError is the bounded, typed ambiguous_connection of R-11, built
-// from membership alone.
-func ambiguityError(c schemaindex.Candidates, stream string) *toolError {
+// ambiguityError is the bounded, typed ambiguity error of R-11 (code
+// ambiguous_connection, or ambiguous_schema_detail for full schema detail),
+// built from membership alone.
+func ambiguityError(code string, c schemaindex.Candidates, stream string) *toolError {
 	items := make([]map[string]string, 0, len(c.Items))
 	for _, it := range c.Items {
 		m := map[string]string{"grant_id": it.GrantID, "connector_key": it.ConnectorKey, "connection_id": it.ConnectionID}
@@ -172,6 +173,6 @@ func ambiguityError(c schemaindex.Candidates, stream string) *toolError {
 			field{"available_connections_omitted", c.Omitted},
 			field{"discovery_hint", "call schema for the full connection index, then retry with connection_id"})
 	}
-	return newAdapterError("ambiguous_connection",
+	return newAdapterError(code,
 		fmt.Sprintf("stream %q exists under %d sources; retry with connection_id", stream, c.Total), extras...)
 }

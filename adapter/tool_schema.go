@@ -72,8 +72,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
 	}
 	if a.ConnectionID == "" && ix.NeedsConnection(a.Stream) {
-		e := ambiguityError(ix.Candidates(a.Stream, maxCandidates), a.Stream)
-		return errorResult(retag(e, "ambiguous_schema_detail"))
+		return errorResult(ambiguityError("ambiguous_schema_detail", ix.Candidates(a.Stream, maxCandidates), a.Stream))
 	}
 	g, te := set.route(a.Stream, a.ConnectionID)
 	if te != nil {
@@ -115,21 +114,6 @@ func unknownConnection(id string) *toolError {
 	return newAdapterError("connection_not_found",
 		fmt.Sprintf("connection_id %q is not part of this grant set; call schema() for the connection index", id),
 		field{"param", "connection_id"})
-}
-
-// retag changes an adapter error's code, keeping every other key.
-func retag(e *toolError, code string) *toolError {
-	var m []kv
-	m, _ = orderedObject(e.Envelope)
-	fields := make([]field, 0, len(m))
-	for _, f := range m {
-		if f.key == "code" {
-			fields = append(fields, field{"code", code})
-			continue
-		}
-		fields = append(fields, field{f.key, f.value})
-	}
-	return &toolError{Envelope: orderedJSON(fields), Status: e.Status}
 }
 
 // withWarnings appends model-visible warning lines.
