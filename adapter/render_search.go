@@ -34,43 +34,7 @@ type searchHit struct {
 	AuthoredAt, EmittedAt string
 }
 
-// titleFields remembers, per (stream, connection), which field the schema
-// marks primary-title, so a page of hits builds each stream view once.
-type titleFields struct {
-	ix    *schemaindex.Index
-	known map[[2]string]string
-}
-
-func newTitleFields(ix *schemaindex.Index) *titleFields {
-	return &titleFields{ix: ix, known: map[[2]string]string{}}
-}
-
-// field returns the primary-title field of a stream under a connection.
-func (tf *titleFields) field(stream, connectionID string) string {
-	if tf == nil || tf.ix == nil {
-		return ""
-	}
-	key := [2]string{stream, connectionID}
-	if f, ok := tf.known[key]; ok {
-		return f
-	}
-	f := ""
-	if view, err := tf.ix.Stream(stream, connectionID, nil); err == nil {
-	search:
-		for _, src := range view.Sources {
-			for _, fc := range src.FieldCaps {
-				if fc.Caps.Role == "primary-title" {
-					f = fc.Name
-					break search
-				}
-			}
-		}
-	}
-	tf.known[key] = f
-	return f
-}
-
-func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, tf *titleFields, base string) searchHit {
+func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) searchHit {
 	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
 	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
 		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, URL: recordURL(base, ref)}
@@ -88,15 +52,15 @@ func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, tf *titleFields, 
 		out.SnippetField = h.Snippet.Field
 		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
 	}
-	out.Title = hitTitle(out, tf)
+	out.Title = hitTitle(out, ix)
 	return out
 }
 
 // hitTitle is the record's own title when the snippet is a complete
 // primary-title field, else source / stream / authored time — never the
 // snippet of body text.
-func hitTitle(h searchHit, tf *titleFields) string {
-	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && tf.field(h.Ref.Stream, h.ConnectionID) == h.SnippetField {
+func hitTitle(h searchHit, ix *schemaindex.Index) string {
+	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && ix != nil && ix.TitleField(h.Ref.Stream, h.ConnectionID) == h.SnippetField {
 		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
 			return t
 		}

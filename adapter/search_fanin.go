@@ -105,10 +105,9 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 
 	merged := rankMerge(cands, a.Limit)
 	taken := make([]int, len(sources))
-	tf := newTitleFields(ix)
 	for _, c := range merged {
 		taken[c.source]++
-		page.hits = append(page.hits, newSearchHit(c.hit, ix, tf, s.rs.BaseURL()))
+		page.hits = append(page.hits, newSearchHit(c.hit, ix, s.rs.BaseURL()))
 	}
 	for i := range sources {
 		if state[i].D {

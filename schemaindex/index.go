@@ -185,3 +185,24 @@ func (ix *Index) Candidates(stream string, max int) Candidates {
 	}
 	return out
 }
+
+// TitleField returns the field the schema marks as the record title
+// (role primary-title) for stream as served through connectionID, or "".
+func (ix *Index) TitleField(stream, connectionID string) string {
+	for i, e := range ix.sources {
+		if e.ConnectionID != connectionID {
+			continue
+		}
+		for _, s := range ix.conn[i].Streams {
+			if s.Name != stream {
+				continue
+			}
+			for _, f := range s.Fields {
+				if f.Caps.Role == "primary-title" {
+					return f.Name
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -154,3 +154,24 @@ func TestGlobalScopedToOneConnection(t *testing.T) {
 		t.Errorf("scoped view = %+v", got)
 	}
 }
+
+func TestTitleField(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"object":"schema","bearer":{"token_kind":"client"},"connectors":[{"connector_key":"mail","granted_connections":[{"connection_id":"cin_m"}],` +
+		`"streams":[{"name":"messages","field_capabilities":{"id":"t=string","subject":"t=text,role=primary-title,lex","body":"t=string,lex"}},` +
+		`{"name":"labels","field_capabilities":{"id":"t=string"}}]}]}`)
+	d, err := Parse(body, Source{GrantKey: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := Merge(d)
+	for _, tc := range []struct{ stream, conn, want string }{
+		{"messages", "cin_m", "subject"},
+		{"labels", "cin_m", ""},
+		{"messages", "cin_other", ""},
+	} {
+		if got := ix.TitleField(tc.stream, tc.conn); got != tc.want {
+			t.Errorf("TitleField(%s, %s) = %q, want %q", tc.stream, tc.conn, got, tc.want)
+		}
+	}
+}
