@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 func TestAggregateTextCarriesAnswer(t *testing.T) {

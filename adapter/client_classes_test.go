@@ -12,9 +12,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // bearerTransport adds a client token to every request, as a host would.

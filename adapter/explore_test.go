@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 func TestExplore(t *testing.T) {

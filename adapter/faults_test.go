@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
-	"github.com/pdpp/pdpp-mcp/internal/mockrs"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // Each RS failure mode becomes a typed error result, never a hang, a
@@ -19,15 +19,15 @@ func TestRSFaultsBecomeTypedErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		faults mockrs.Faults
+		faults rstest.Faults
 		code   string
 		status int
 	}{
-		{"5xx", mockrs.Faults{PathPrefix: "/v1/streams", Status5xx: 503}, "", 503},
-		{"reset", mockrs.Faults{PathPrefix: "/v1/streams", Reset: true}, "rs_unavailable", 0},
-		{"malformed JSON", mockrs.Faults{PathPrefix: "/v1/streams", MalformedJSON: true}, "invalid_response", 0},
-		{"oversized body", mockrs.Faults{PathPrefix: "/v1/streams", OversizedBytes: 2 << 20}, "response_too_large", 0},
-		{"slow", mockrs.Faults{PathPrefix: "/v1/streams", Latency: 3 * time.Second}, "rs_timeout", 0},
+		{"5xx", rstest.Faults{PathPrefix: "/v1/streams", Status5xx: 503}, "", 503},
+		{"reset", rstest.Faults{PathPrefix: "/v1/streams", Reset: true}, "rs_unavailable", 0},
+		{"malformed JSON", rstest.Faults{PathPrefix: "/v1/streams", MalformedJSON: true}, "invalid_response", 0},
+		{"oversized body", rstest.Faults{PathPrefix: "/v1/streams", OversizedBytes: 2 << 20}, "response_too_large", 0},
+		{"slow", rstest.Faults{PathPrefix: "/v1/streams", Latency: 3 * time.Second}, "rs_timeout", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

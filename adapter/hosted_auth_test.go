@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 const wantChallenge = `Bearer resource_metadata="` + publicURL + `/.well-known/oauth-protected-resource/mcp"`

@@ -14,9 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // newHandler is the hosted handler over a mock RS, for in-process requests

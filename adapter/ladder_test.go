@@ -12,10 +12,10 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
-	"github.com/pdpp/pdpp-mcp/internal/mockrs"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // randomBody mixes ASCII, accents, CJK and astral emoji so offsets that
@@ -31,7 +31,7 @@ func randomBody(rng *rand.Rand, n int) string {
 
 // datasetWithBodies adds message_bodies records to the Work Gmail
 // connection of a copy of the demo dataset.
-func datasetWithBodies(t *testing.T, bodies map[string]string) *mockrs.Dataset {
+func datasetWithBodies(t *testing.T, bodies map[string]string) *rstest.Dataset {
 	t.Helper()
 	base := testenv.Dataset(t)
 	ds := *base
@@ -40,7 +40,7 @@ func datasetWithBodies(t *testing.T, bodies map[string]string) *mockrs.Dataset {
 	for id, body := range bodies {
 		data, _ := json.Marshal(map[string]any{"id": id, "message_id": id, "body_text": body, "body_source": "text_plain",
 			"message_received_at": at.Format(time.RFC3339)})
-		ds.Records = append(ds.Records, mockrs.Record{ConnectionID: demodata.GmailWorkConnectionID, Stream: "message_bodies",
+		ds.Records = append(ds.Records, rstest.Record{ConnectionID: demodata.GmailWorkConnectionID, Stream: "message_bodies",
 			ID: id, Data: data, EmittedAt: at})
 	}
 	return &ds

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 var (

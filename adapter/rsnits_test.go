@@ -9,9 +9,9 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // fetch accepts a pdpp://record/ URI and echoes it as the document id.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // A client that reads only the stream-scoped schema text can build valid

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // Input validation failures are typed adapter errors that name the

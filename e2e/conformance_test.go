@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // mustPassConformance are the runner's scenarios the adapter must pass

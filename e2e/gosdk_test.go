@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // protocolName names a protocol version in subtest names.

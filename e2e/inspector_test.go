@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // inspector runs the MCP Inspector CLI (@modelcontextprotocol/inspector-cli)

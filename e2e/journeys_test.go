@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // The journeys below read every handle they pass on (stream names,

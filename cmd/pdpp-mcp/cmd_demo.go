@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
-	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 func init() { subcommands["demo"] = runDemo }
@@ -27,7 +27,7 @@ type demoReady struct {
 	MCPURL    string                `json:"mcp_url"`
 	RSURL     string                `json:"rs_url"`
 	Bearer    string                `json:"bearer"`
-	Grants    []mockrs.GrantSummary `json:"grants"`
+	Grants    []rstest.GrantSummary `json:"grants"`
 	CacheRoot string                `json:"cache_root"`
 }
 
@@ -59,7 +59,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := mockrs.New(ds, mockrs.Options{Semantic: true})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
@@ -129,8 +129,8 @@ func requireLoopback(addr string) error {
 }
 
 // activeGrants are the usable client grants, dataset order.
-func activeGrants(ds *mockrs.Dataset) []mockrs.Grant {
-	var out []mockrs.Grant
+func activeGrants(ds *rstest.Dataset) []rstest.Grant {
+	var out []rstest.Grant
 	for _, g := range ds.Grants {
 		if g.Status == "" || g.Status == "active" {
 			out = append(out, g)
@@ -143,9 +143,9 @@ func activeGrants(ds *mockrs.Dataset) []mockrs.Grant {
 // active client grant except one whose connections an earlier grant
 // already covers (the narrowed Gmail test grant), so one connection never
 // answers twice with two different projections.
-func cacheGrants(ds *mockrs.Dataset) []mockrs.Grant {
+func cacheGrants(ds *rstest.Dataset) []rstest.Grant {
 	covered := map[string]bool{}
-	var out []mockrs.Grant
+	var out []rstest.Grant
 	for _, g := range activeGrants(ds) {
 		conns := grantConnections(g)
 		fresh := false
@@ -163,7 +163,7 @@ func cacheGrants(ds *mockrs.Dataset) []mockrs.Grant {
 	return out
 }
 
-func grantConnections(g mockrs.Grant) []string {
+func grantConnections(g rstest.Grant) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range g.Streams {
@@ -177,7 +177,7 @@ func grantConnections(g mockrs.Grant) []string {
 	return out
 }
 
-func grantToken(ds *mockrs.Dataset, id string) string {
+func grantToken(ds *rstest.Dataset, id string) string {
 	for _, g := range ds.Grants {
 		if g.ID == id {
 			return g.Token
@@ -189,7 +189,7 @@ func grantToken(ds *mockrs.Dataset, id string) string {
 // writeDemoCache writes the `pdpp connect` cache file the stdio adapter
 // reads (adapter.LoadGrants). An empty root means a fresh temporary
 // directory that cleanup removes; a given root is left in place.
-func writeDemoCache(root, rsURL string, ds *mockrs.Dataset) (string, func(), error) {
+func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
 	cleanup := func() {}
 	if root == "" {
 		dir, err := os.MkdirTemp("", "pdpp-mcp-demo-")
@@ -227,7 +227,7 @@ func writeDemoCache(root, rsURL string, ds *mockrs.Dataset) (string, func(), err
 
 // printDemoSetup is the human form: the ready line first, then exact
 // commands per host.
-func printDemoSetup(w io.Writer, r demoReady, ds *mockrs.Dataset, origin string) {
+func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "pdpp-mcp"
@@ -236,7 +236,7 @@ func printDemoSetup(w io.Writer, r demoReady, ds *mockrs.Dataset, origin string)
 	for _, c := range ds.Connections {
 		names[c.ID] = c.DisplayName
 	}
-	describe := func(g mockrs.Grant) string {
+	describe := func(g rstest.Grant) string {
 		var parts []string
 		for _, c := range grantConnections(g) {
 			parts = append(parts, c+" "+names[c])

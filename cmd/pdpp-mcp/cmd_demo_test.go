@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // demoBinary builds the real pdpp-mcp binary into the test's temp dir

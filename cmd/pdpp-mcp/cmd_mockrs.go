@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
-	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // runMockRS serves the mock RS over the demo dataset until interrupted.
@@ -31,7 +31,7 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := mockrs.New(ds, mockrs.Options{Semantic: *semantic})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure

@@ -16,8 +16,8 @@ import (
 // The import rules of DESIGN.md / CONTRIBUTING.md:
 //
 //	cmd ──▶ adapter ──▶ rsclient, schemaindex, contentladder
-//	e2e ──▶ cmd (binary), adapter, internal/mockrs
-//	internal/mockrs ──▶ nothing of the adapter
+//	e2e ──▶ cmd (binary), adapter, rsclient/rstest (the mock RS)
+//	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
 // They are checked on the production import graph (transitively) read from
 // the source with go/build, which needs neither the network nor go.sum.
@@ -76,10 +76,10 @@ func importViolations(g pkgGraph) []string {
 			switch {
 			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]):
 				report(pkg, dep, "rsclient, schemaindex and contentladder import no other project package")
-			case within(pkg, "adapter") && withinAny(dep, "cmd", "e2e", "internal/mockrs"):
-				report(pkg, dep, "adapter imports no cmd, e2e or internal/mockrs")
-			case within(pkg, "internal/mockrs") && withinAny(dep, "adapter", "rsclient", "schemaindex", "contentladder"):
-				report(pkg, dep, "internal/mockrs imports nothing of the adapter side")
+			case within(pkg, "adapter") && withinAny(dep, "cmd", "e2e", "rsclient/rstest"):
+				report(pkg, dep, "adapter imports no cmd, e2e or rsclient/rstest")
+			case within(pkg, "rsclient/rstest") && (withinAny(dep, "adapter", "schemaindex", "contentladder") || !within(dep, "rsclient/rstest")):
+				report(pkg, dep, "rsclient/rstest imports nothing of the adapter side")
 			}
 		}
 	}
@@ -190,8 +190,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"cmd/pdpp-mcp":           {"adapter", "."},
 			"adapter":                {"rsclient", "schemaindex", "contentladder"},
 			"rsclient":               {"rsclient/internal/wire"},
-			"internal/mockrs":        {"internal/mockrs/searchindex", "internal/demodata"},
-			"e2e":                    {"adapter", "internal/mockrs", "e2e/harness"},
+			"rsclient/rstest":        {"rsclient/rstest/internal/searchindex", "rsclient/rstest/demodata"},
+			"e2e":                    {"adapter", "rsclient/rstest", "e2e/harness"},
 			"schemaindex":            nil,
 			"internal/contract":      {"."},
 			"e2e/harness":            nil,
@@ -208,11 +208,11 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"rsclient imports internal/helper: rsclient, schemaindex and contentladder import no other project package",
 		}},
 		{name: "adapter imports the mock", graph: pkgGraph{imports: map[string][]string{
-			"adapter/hosted": {"internal/mockrs/searchindex"},
-		}}, want: []string{"adapter/hosted imports internal/mockrs/searchindex: adapter imports no cmd, e2e or internal/mockrs"}},
+			"adapter/hosted": {"rsclient/rstest/internal/searchindex"},
+		}}, want: []string{"adapter/hosted imports rsclient/rstest/internal/searchindex: adapter imports no cmd, e2e or rsclient/rstest"}},
 		{name: "mock imports the client", graph: pkgGraph{imports: map[string][]string{
-			"internal/mockrs/aggregation": {"rsclient"},
-		}}, want: []string{"internal/mockrs/aggregation imports rsclient: internal/mockrs imports nothing of the adapter side"}},
+			"rsclient/rstest/internal/aggregation": {"rsclient"},
+		}}, want: []string{"rsclient/rstest/internal/aggregation imports rsclient: rsclient/rstest imports nothing of the adapter side"}},
 		{name: "test imports e2e", graph: pkgGraph{testImports: map[string][]string{
 			"adapter": {"e2e/harness"},
 		}}, want: []string{"adapter imports e2e/harness: nothing imports e2e"}},

@@ -11,19 +11,19 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/internal/contract"
-	"github.com/pdpp/pdpp-mcp/internal/demodata"
-	"github.com/pdpp/pdpp-mcp/internal/mockrs"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 var (
 	datasetOnce sync.Once
-	dataset     *mockrs.Dataset
+	dataset     *rstest.Dataset
 	datasetErr  error
 )
 
 // Dataset is the default demo dataset, built once per test binary (it is
 // immutable once built).
-func Dataset(t testing.TB) *mockrs.Dataset {
+func Dataset(t testing.TB) *rstest.Dataset {
 	t.Helper()
 	datasetOnce.Do(func() { dataset, datasetErr = demodata.Build(demodata.Options{}) })
 	if datasetErr != nil {
@@ -35,13 +35,13 @@ func Dataset(t testing.TB) *mockrs.Dataset {
 // RS is a running mock resource server.
 type RS struct {
 	URL    string
-	Server *mockrs.Server
+	Server *rstest.Server
 }
 
 // Options tune StartRS.
 type Options struct {
 	// Dataset overrides the demo dataset.
-	Dataset *mockrs.Dataset
+	Dataset *rstest.Dataset
 	// NoSemantic unmounts semantic and hybrid search.
 	NoSemantic bool
 	// Raw wraps the mock RS handler (e.g. to make it ignore `fields`).
@@ -59,7 +59,7 @@ func StartRS(t testing.TB, opts Options) *RS {
 	if ds == nil {
 		ds = Dataset(t)
 	}
-	srv, err := mockrs.New(ds, mockrs.Options{Semantic: !opts.NoSemantic})
+	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic})
 	if err != nil {
 		t.Fatalf("mock RS: %v", err)
 	}

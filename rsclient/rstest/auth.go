@@ -1,0 +1,63 @@
+package rstest
+
+import (
+	"net/http"
+	"strings"
+)
+
+// principal is the authenticated caller: an owner, or one client grant.
+type principal struct {
+	owner bool
+	grant *Grant
+}
+
+// authenticate resolves the bearer (rs-contract §5.2).
+func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
+	tok, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return nil, newErr("authentication_error", "", "Missing Bearer token")
+	}
+	if s.ix.expired[tok] {
+		return nil, newErr("authentication_error", "", "Invalid or expired token")
+	}
+	if s.ix.owners[tok] {
+		return &principal{owner: true}, nil
+	}
+	g := s.ix.grants[tok]
+	if g == nil {
+		return nil, newErr("authentication_error", "", "Invalid or expired token")
+	}
+	switch g.Status {
+	case "", "active":
+		return &principal{grant: g}, nil
+	case "revoked":
+		return nil, newErr("grant_revoked", "", "Grant %s has been revoked", g.ID)
+	case "expired":
+		return nil, newErr("grant_expired", "", "Grant %s has expired", g.ID)
+	default:
+		return nil, newErr("grant_invalid", "", "Grant %s cannot be served", g.ID)
+	}
+}
+
+// bearerToken extracts the token of an `Authorization: Bearer <t>` header.
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != "" && !strings.ContainsAny(tok, " \t")
+}
+
+// grantStream returns the grant's entry for stream, or nil.
+func (p *principal) grantStream(stream string) *GrantStream {
+	if p.grant == nil {
+		return nil
+	}
+	for i := range p.grant.Streams {
+		if p.grant.Streams[i].Name == stream {
+			return &p.grant.Streams[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package rstest
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// expandReq is one validated owner expansion.
+type expandReq struct {
+	decl  ExpandDecl
+	rel   Relationship
+	limit int
+}
+
+// parseExpand validates expand / expand_limit (owner only, depth 1).
+func (s *Server) parseExpand(c *call, t *target) ([]expandReq, *apiError) {
+	names := c.q.list("expand")
+	if len(names) == 0 {
+		if len(c.q.expandLimit) > 0 {
+			return nil, newErr("invalid_request", "expand_limit", "expand_limit requires expand")
+		}
+		return nil, nil
+	}
+	var out []expandReq
+	for _, n := range names {
+		var er *expandReq
+		for _, d := range t.info.decl.Query.Expand {
+			for _, r := range t.info.decl.Relationships {
+				if d.Name == n && r.Name == n {
+					er = &expandReq{decl: d, rel: r}
+				}
+			}
+		}
+		if er == nil || s.ix.streams[t.info.connector.Key][er.rel.Stream] == nil {
+			return nil, newErr("invalid_expand", "expand", "Relation '%s' is not declared as expandable on stream '%s'", n, t.info.decl.Name)
+		}
+		er.limit = er.decl.DefaultLimit
+		if er.limit <= 0 {
+			er.limit = 10
+		}
+		if v, ok := c.q.expandLimit[n]; ok && er.rel.Cardinality == "has_many" {
+			if l, err := strconv.Atoi(v[len(v)-1]); err == nil && l > 0 {
+				er.limit = l
+			}
+		}
+		if er.decl.MaxLimit > 0 && er.limit > er.decl.MaxLimit {
+			er.limit = er.decl.MaxLimit
+		}
+		out = append(out, *er)
+	}
+	return out, nil
+}
+
+// expandRecord resolves relations within the record's own connection: a
+// child belongs to the parent when child.data[foreign_key] == parent id.
+func (s *Server) expandRecord(t *target, r *rec, reqs []expandReq) obj {
+	out := obj{}
+	for _, er := range reqs {
+		child := target{conn: t.conn, info: s.ix.streams[t.info.connector.Key][er.rel.Stream],
+			set: s.ix.recs[csKey{t.conn.ID, er.rel.Stream}]}
+		var matches []obj
+		more := false
+		if child.set != nil {
+			for _, cr := range child.set.desc {
+				fk := decodePayload(cr.Data)[er.rel.ForeignKey]
+				if fmtValue(fk) != r.ID {
+					continue
+				}
+				if len(matches) == er.limit {
+					more = true
+					break
+				}
+				matches = append(matches, s.recordItem(&child, cr, nil))
+			}
+		}
+		if er.rel.Cardinality == "has_one" {
+			if len(matches) == 0 {
+				out = append(out, kv{er.decl.Name, nil})
+			} else {
+				out = append(out, kv{er.decl.Name, matches[0]})
+			}
+			continue
+		}
+		if matches == nil {
+			matches = []obj{}
+		}
+		out = append(out, kv{er.decl.Name, obj{{"object", "list"}, {"data", matches}, {"has_more", more}}})
+	}
+	return out
+}
+
+// fmtValue renders a scalar payload value as a key string.
+func fmtValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case nil:
+		return "\x00null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,177 @@
+package rstest
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Field-window bounds (§2.6).
+const (
+	fwDefaultLimit = 4096
+	fwMaxLimit     = 16384
+	fwMaxContext   = 8192
+)
+
+// fwParams is a validated field-window selector.
+type fwParams struct {
+	field         string
+	offset, limit int
+	limitSet      bool
+	q             string
+	hasQ          bool
+	before, after int
+	contextSet    bool
+	warnings      []any
+}
+
+// parseFieldWindow validates the selector parameters.
+func parseFieldWindow(q *query) (*fwParams, *apiError) {
+	p := &fwParams{limit: fwDefaultLimit}
+	p.field, _ = q.one("field")
+	if p.field == "" || strings.ContainsAny(p.field, ".[]") {
+		return nil, newErr("invalid_field_path", "field", "field must name a single top-level field")
+	}
+	intParam := func(name string, lo, hi int) (int, bool, *apiError) {
+		v, ok := q.one(name)
+		if !ok {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < lo || (hi > 0 && n > hi) {
+			return 0, true, newErr("invalid_window", name, "%s must be an integer in range", name)
+		}
+		return n, true, nil
+	}
+	var err *apiError
+	var offSet bool
+	if p.offset, offSet, err = intParam("offset_chars", 0, 0); err != nil {
+		return nil, err
+	}
+	if p.limit, p.limitSet, err = intParam("limit_chars", 1, 0); err != nil {
+		return nil, err
+	}
+	if !p.limitSet {
+		p.limit = fwDefaultLimit
+	}
+	if p.limit > fwMaxLimit {
+		p.warnings = append(p.warnings, warning("limit_clamped", "limit_chars",
+			obj{{"requested_limit", p.limit}, {"max_limit", fwMaxLimit}},
+			"Requested limit_chars exceeds the maximum of 16384; the window was clamped."))
+		p.limit = fwMaxLimit
+	}
+	p.q, p.hasQ = q.one("q")
+	if p.hasQ && p.q == "" {
+		return nil, newErr("invalid_window", "q", "q must be a non-empty string")
+	}
+	if p.hasQ && offSet {
+		return nil, newErr("invalid_window", "offset_chars", "offset_chars and q are mutually exclusive")
+	}
+	var bSet, aSet bool
+	if p.before, bSet, err = intParam("before_chars", 0, fwMaxContext); err != nil {
+		return nil, err
+	}
+	if p.after, aSet, err = intParam("after_chars", 0, fwMaxContext); err != nil {
+		return nil, err
+	}
+	p.contextSet = bSet || aSet
+	if p.contextSet && !p.hasQ {
+		name := "before_chars"
+		if !bSet {
+			name = "after_chars"
+		}
+		return nil, newErr("invalid_window", name, "%s requires q", name)
+	}
+	return p, nil
+}
+
+// fieldWindow serves GET …/records/{id}/field-window.
+func (s *Server) fieldWindow(c *call, stream, id string) (obj, *apiError) {
+	p, err := parseFieldWindow(c.q)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.streamScope(c, stream)
+	if err != nil {
+		return nil, err
+	}
+	t, r, err := s.locate(sc, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.info.propIdx[p.field] != nil && !t.granted(p.field) {
+		return nil, newErr("field_not_granted", "field", "Field '%s' is not granted", p.field)
+	}
+	raw, ok := rawField(r.Data, p.field)
+	if !ok {
+		return nil, newErr("field_not_found", "field", "Field '%s' is not present on record '%s'", p.field, id)
+	}
+	var text string
+	if json.Unmarshal(raw, &text) != nil {
+		return nil, newErr("field_not_text", "field", "Field '%s' is not a text field", p.field)
+	}
+	win, err := windowOf(text, p)
+	if err != nil {
+		return nil, err
+	}
+	body := obj{{"field", obj{{"path", p.field}, {"type", "string"}}}, {"object", "field_window"},
+		{"record_id", id}, {"stream", stream}, {"url", c.r.URL.Path}, {"window", win}}
+	ws := append(append([]any{}, sc.warnings...), p.warnings...)
+	body = append(body, kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", ws}}})
+	return s.finish(c, body), nil
+}
+
+// rawField returns the verbatim value of a top-level payload member.
+func rawField(data json.RawMessage, field string) (json.RawMessage, bool) {
+	keys, vals, err := rawMembers(data)
+	if err != nil {
+		return nil, false
+	}
+	for i, k := range keys {
+		if k == field {
+			return vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// windowOf computes the window in Unicode code points, so a window never
+// splits a character.
+func windowOf(text string, p *fwParams) (obj, *apiError) {
+	runes := []rune(text)
+	total := len(runes)
+	var start, end, limit int
+	var ms, me any
+	if p.hasQ {
+		bi := strings.Index(text, p.q)
+		if bi < 0 {
+			return nil, newErr("query_not_found", "q", "q was not found in field '%s'", p.field)
+		}
+		mStart := utf8.RuneCountInString(text[:bi])
+		mEnd := mStart + utf8.RuneCountInString(p.q)
+		ms, me = mStart, mEnd
+		limit = p.limit
+		if p.contextSet && !p.limitSet {
+			limit = p.before + (mEnd - mStart) + p.after
+		}
+		start = max(0, mStart-p.before)
+		end = min(total, start+limit)
+	} else {
+		limit = p.limit
+		start = min(p.offset, total)
+		end = min(total, start+limit)
+	}
+	hasMore := end < total
+	var next, prev any
+	if hasMore {
+		next = end
+	}
+	if start > 0 {
+		prev = max(0, start-limit)
+	}
+	return obj{{"text", string(runes[start:end])}, {"total_chars", total}, {"start_chars", start},
+		{"end_chars", end}, {"limit_chars", limit}, {"complete", start == 0 && end == total},
+		{"has_more", hasMore}, {"match_start_chars", ms}, {"match_end_chars", me},
+		{"next_offset_chars", next}, {"previous_offset_chars", prev}}, nil
+}

@@ -1,0 +1,274 @@
+package rstest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/internal/searchindex"
+)
+
+// searchAllowed is the search allowlist (§2.8); hybrid drops cursor.
+var searchAllowed = []string{"q", "limit", "cursor", "streams", "filter", "connection_id", "connector_instance_id"}
+
+// authoredFields are copied into authored_at, first present wins.
+var authoredFields = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
+
+// searchCursor is the decoded base64url search cursor.
+type searchCursor struct {
+	Off  int    `json:"off"`
+	Snap string `json:"snap"`
+}
+
+// searchReq is a validated search request.
+type searchReq struct {
+	mode     string
+	text     string
+	limit    int
+	off      int
+	targets  map[csKey]*target
+	filters  []filterClause
+	snap     string
+	warnings []any
+}
+
+// search serves /v1/search and, when mounted, /semantic and /hybrid.
+func (s *Server) search(c *call, mode string) (obj, *apiError) {
+	sr, err := s.parseSearch(c, mode)
+	if err != nil {
+		return nil, err
+	}
+	q := searchindex.Query{Text: sr.text, Allow: sr.allow, FieldAllowed: sr.fieldAllowed(mode)}
+	var hits []searchindex.Hit
+	var total int
+	hasMore := false
+	var lexScore, semScore map[searchindex.DocKey]float64
+	switch mode {
+	case modeLexical:
+		hits, total = s.ix.search.LexicalPage(q, sr.off, sr.limit)
+		hasMore = sr.off+len(hits) < total
+	case modeSemantic:
+		hits, total = s.ix.search.SemanticPage(q, sr.off, sr.limit)
+		hasMore = sr.off+len(hits) < total
+	default:
+		lex, lt := s.ix.search.LexicalPage(q, 0, sr.limit)
+		qs := q
+		qs.FieldAllowed = sr.fieldAllowed(modeSemantic)
+		sem, st := s.ix.search.SemanticPage(qs, 0, sr.limit)
+		lexScore, semScore = scoreMap(lex), scoreMap(sem)
+		hits = searchindex.Hybrid(lex, sem, sr.limit)
+		union := map[searchindex.DocKey]bool{}
+		for k := range lexScore {
+			union[k] = true
+		}
+		for k := range semScore {
+			union[k] = true
+		}
+		hasMore = len(union) > len(hits) || lt > len(lex) || st > len(sem)
+		total = len(hits)
+	}
+	data := []obj{}
+	for _, h := range hits {
+		data = append(data, s.hitObj(sr, h, lexScore, semScore))
+	}
+	body := obj{{"has_more", hasMore}, {"object", "list"}}
+	next := ""
+	if hasMore && mode != modeHybrid {
+		b, _ := json.Marshal(searchCursor{Off: sr.off + len(hits), Snap: sr.snap})
+		cur := base64.RawURLEncoding.EncodeToString(b)
+		body = append(body, kv{"next_cursor", cur})
+		next = withParam(c.r.URL.RawQuery, "cursor", cur)
+	}
+	body = append(body, kv{"data", data})
+	meta := obj{}
+	if mode == modeLexical {
+		meta = append(meta, kv{"count", total}, kv{"count_accuracy", "exact"},
+			kv{"recall", obj{{"complete", true}, {"ranking_scope", "all_matches"}, {"truncated", false},
+				{"ranked_candidate_count", total}, {"sources_searched_count", sr.sources(mode)}}})
+	} else if mode == modeSemantic {
+		meta = append(meta, kv{"count", obj{{"kind", "exact"}, {"value", total}}})
+	} else {
+		meta = append(meta, kv{"count", obj{{"kind", "none"}}})
+	}
+	meta = append(meta, kv{"warnings", nonNil(sr.warnings)})
+	body = append(body, kv{"meta", meta}, kv{"url", c.r.URL.Path})
+	return s.finishList(c, body, next), nil
+}
+
+// scoreMap indexes hit scores by key.
+func scoreMap(hs []searchindex.Hit) map[searchindex.DocKey]float64 {
+	m := make(map[searchindex.DocKey]float64, len(hs))
+	for _, h := range hs {
+		m[h.Key] = h.Score
+	}
+	return m
+}
+
+// parseSearch validates the search parameters and resolves the scope.
+func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
+	q := c.q
+	if mode == modeHybrid && q.has("cursor") {
+		return nil, newErr("invalid_request", "cursor", "hybrid search does not support cursor pagination")
+	}
+	if err := q.checkAllowed(searchAllowed...); err != nil {
+		return nil, err
+	}
+	if !c.p.owner {
+		if err := q.rejectClientExtras(); err != nil {
+			return nil, err
+		}
+	}
+	sr := &searchReq{mode: mode, targets: map[csKey]*target{}}
+	sr.text, _ = q.one("q")
+	if strings.TrimSpace(sr.text) == "" {
+		return nil, newErr("invalid_request", "q", "q is required and must be non-empty")
+	}
+	var w any
+	sr.limit, w = parseLimit(q, "limit")
+	if w != nil {
+		sr.warnings = append(sr.warnings, w)
+	}
+	streams := q.vals["streams"]
+	connID, aw, err := connectionParam(q)
+	if err != nil {
+		return nil, err
+	}
+	if aw != nil {
+		sr.warnings = append(sr.warnings, aw)
+	}
+	if err := s.searchTargets(c.p, sr, streams, connID); err != nil {
+		return nil, err
+	}
+	if q.has("filter") {
+		if len(streams) != 1 {
+			return nil, newErr("invalid_request", "filter", "filter[...] requires exactly one streams value")
+		}
+		// Filters are checked against one declaration, as the reference
+		// does; pick it deterministically (dataset connection order), not by
+		// map iteration.
+		if t := s.firstTarget(sr.targets); t != nil {
+			if sr.filters, err = parseFilters(q, t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sr.snap = snapshotID(mode, sr.text, streams, connID, c.p, c.r.URL.RawQuery)
+	if raw, ok := q.one("cursor"); ok {
+		b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(raw, "="))
+		var sc searchCursor
+		if derr != nil || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
+			return nil, newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
+		}
+		sr.off = sc.Off
+	}
+	return sr, nil
+}
+
+// searchTargets resolves the (connection, stream) pairs searched.
+func (s *Server) searchTargets(p *principal, sr *searchReq, streams []string, connID string) *apiError {
+	want := map[string]bool{}
+	for _, st := range streams {
+		if !p.owner && p.grantStream(st) == nil {
+			return newErr("grant_stream_not_allowed", "streams", "Stream '%s' is not authorized by this grant", st)
+		}
+		want[st] = true
+	}
+	connOK := connID == ""
+	for _, it := range s.schemaItems(p) {
+		for _, st := range it.streams {
+			for _, cn := range st.conns {
+				if connID != "" && cn.ID == connID {
+					connOK = true
+				}
+				if (len(want) > 0 && !want[st.info.decl.Name]) || (connID != "" && cn.ID != connID) {
+					continue
+				}
+				k := csKey{cn.ID, st.info.decl.Name}
+				sr.targets[k] = &target{conn: cn, info: st.info, gs: st.gs, set: s.ix.recs[k]}
+			}
+		}
+	}
+	if !connOK {
+		return newErr("invalid_argument", "connection_id", "Connection '%s' is not addressable under this authorization", connID)
+	}
+	return nil
+}
+
+// allow admits a document visible under the grant and filters.
+func (sr *searchReq) allow(k searchindex.DocKey) bool {
+	t := sr.targets[csKey{k.ConnectionID, k.Stream}]
+	if t == nil || t.set == nil {
+		return false
+	}
+	r := t.set.byID[k.RecordID]
+	return r != nil && admit(t, r, sr.filters)
+}
+
+// fieldAllowed limits matching and snippets to declared + granted fields
+// of the mode.
+func (sr *searchReq) fieldAllowed(mode string) func(searchindex.DocKey, string) bool {
+	return func(k searchindex.DocKey, f string) bool {
+		t := sr.targets[csKey{k.ConnectionID, k.Stream}]
+		if t == nil || !t.granted(f) || t.info.decl.Query.Search == nil {
+			return false
+		}
+		sd := t.info.decl.Query.Search
+		if mode == modeSemantic {
+			return contains(sd.SemanticFields, f)
+		}
+		return contains(sd.LexicalFields, f)
+	}
+}
+
+// sources counts searched connection streams with declared fields.
+func (sr *searchReq) sources(mode string) int {
+	n := 0
+	for _, t := range sr.targets {
+		if sd := t.info.decl.Query.Search; sd != nil && (len(sd.LexicalFields) > 0 || (mode != modeLexical && len(sd.SemanticFields) > 0)) {
+			n++
+		}
+	}
+	return n
+}
+
+// snapshotID binds a cursor to the exact query and principal.
+func snapshotID(mode, text string, streams []string, connID string, p *principal, raw string) string {
+	h := fnv.New64a()
+	ss := append([]string(nil), streams...)
+	sort.Strings(ss)
+	who := "owner"
+	if p.grant != nil {
+		who = p.grant.ID
+	}
+	filt := []string{}
+	for _, part := range strings.Split(raw, "&") {
+		if strings.HasPrefix(part, "filter") {
+			filt = append(filt, part)
+		}
+	}
+	sort.Strings(filt)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", mode, text, strings.Join(ss, ","), connID, who, strings.Join(filt, "&"))
+	return fmt.Sprintf("snap_%016x", h.Sum64())
+}
+
+// firstTarget is the target whose connection comes first in the dataset.
+func (s *Server) firstTarget(targets map[csKey]*target) *target {
+	var best *target
+	bestIdx := -1
+	for _, t := range targets {
+		idx := len(s.ds.Connections)
+		for i := range s.ds.Connections {
+			if s.ds.Connections[i].ID == t.conn.ID {
+				idx = i
+				break
+			}
+		}
+		if best == nil || idx < bestIdx || (idx == bestIdx && t.conn.ID < best.conn.ID) {
+			best, bestIdx = t, idx
+		}
+	}
+	return best
+}

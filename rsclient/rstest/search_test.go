@@ -1,0 +1,111 @@
+package rstest
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestSearchRules(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	tests := []statusCase{
+		{"q required", "/v1/search", gmailTok, 400, "invalid_request", "q"},
+		{"q blank", "/v1/search?q=%20", gmailTok, 400, "invalid_request", "q"},
+		{"mode rejected", "/v1/search?q=x&mode=hybrid", gmailTok, 400, "invalid_request", "mode"},
+		{"count rejected", "/v1/search?q=x&count=exact", gmailTok, 400, "invalid_request", "count"},
+		{"fields rejected", "/v1/search?q=x&fields=id", gmailTok, 400, "invalid_request", "fields"},
+		{"client filter", "/v1/search?q=x&streams=messages&filter[is_seen]=true", gmailTok, 400, "invalid_request", "filter"},
+		{"stream not granted", "/v1/search?q=x&streams[]=messages&streams[]=attachments", gmailTok, 403, "grant_stream_not_allowed", "streams"},
+		{"connection mismatch", "/v1/search?q=x&connection_id=" + connSlack, gmailTok, 400, "invalid_argument", "connection_id"},
+		{"hybrid cursor", "/v1/search/hybrid?q=x&cursor=abc", gmailTok, 400, "invalid_request", "cursor"},
+		{"bad cursor", "/v1/search?q=x&cursor=abc", gmailTok, 400, "invalid_cursor", "cursor"},
+		{"owner filter needs one stream", "/v1/search?q=x&filter[is_seen]=true", ownerTok, 400, "invalid_request", "filter"},
+		{"owner filter ok", "/v1/search?q=project&streams=messages&filter[is_flagged]=true", ownerTok, 200, "", ""},
+		{"semantic ok", "/v1/search/semantic?q=project+update", gmailTok, 200, "", ""},
+		{"hybrid ok", "/v1/search/hybrid?q=project", gmailTok, 200, "", ""},
+	}
+	checkStatusCases(t, ts.URL, tests)
+}
+
+func TestSearchLexical(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{})
+	r := get(t, ts.URL, "/v1/search?q=threaded", slackTok)
+	if r.status != 200 || len(r.body["data"].([]any)) != 3 {
+		t.Fatalf("%s", r.raw)
+	}
+	hit := at(r.body, "data", 0).(map[string]any)
+	if hit["object"] != "search_result" || hit["connector_id"] != "slack" || hit["authored_at"] == nil ||
+		!strings.Contains(at(hit, "snippet", "text").(string), "<mark>threaded</mark>") ||
+		at(hit, "score", "kind") != "bm25" || at(hit, "evidence_excerpts", 0, "read", "route") != hit["record_url"].(string)+"/field-window" {
+		t.Errorf("hit: %v", hit)
+	}
+	if !strings.HasPrefix(hit["record_url"].(string), "/v1/streams/messages/records/C01%3A") {
+		t.Errorf("record_url = %v", hit["record_url"])
+	}
+	if at(r.body, "meta", "count") != 3.0 || at(r.body, "meta", "count_accuracy") != "exact" || at(r.body, "meta", "recall", "ranking_scope") != "all_matches" {
+		t.Errorf("meta = %v", r.body["meta"])
+	}
+	// Ungranted fields are never matched: bcc is neither declared nor granted.
+	if r := get(t, ts.URL, "/v1/search?q=secret", gmailTok); len(r.body["data"].([]any)) != 0 {
+		t.Errorf("matched an undeclared field: %s", r.raw)
+	}
+	// Time-constrained records never surface.
+	if r := get(t, ts.URL, "/v1/search?q=too+old", gmailTok); len(r.body["data"].([]any)) != 0 {
+		t.Errorf("time-constrained record surfaced: %s", r.raw)
+	}
+	t.Run("cursor pages every hit once", func(t *testing.T) {
+		t.Parallel()
+		seen := map[string]bool{}
+		path := "/v1/search?q=project&limit=4"
+		for i := 0; i < 20 && path != ""; i++ {
+			r := get(t, ts.URL, path, gmailTok)
+			for _, h := range r.body["data"].([]any) {
+				k := h.(map[string]any)["connection_id"].(string) + "/" + h.(map[string]any)["record_key"].(string)
+				if seen[k] {
+					t.Fatalf("duplicate hit %s", k)
+				}
+				seen[k] = true
+			}
+			path = ""
+			if cur, ok := r.body["next_cursor"].(string); ok {
+				path = "/v1/search?q=project&limit=4&cursor=" + url.QueryEscape(cur)
+			}
+		}
+		// 35 messages (subject) + 1 message body ("project objectives").
+		if len(seen) != 36 {
+			t.Errorf("paged %d hits, want 36", len(seen))
+		}
+		r := get(t, ts.URL, "/v1/search?q=project&limit=4", gmailTok)
+		cur := url.QueryEscape(r.body["next_cursor"].(string))
+		if r := get(t, ts.URL, "/v1/search?q=other&cursor="+cur, gmailTok); r.status != 400 {
+			t.Errorf("cursor reused for another query: %s", r.raw)
+		}
+	})
+	t.Run("limit clamp", func(t *testing.T) {
+		t.Parallel()
+		r := get(t, ts.URL, "/v1/search?q=project&limit=1000", gmailTok)
+		if at(r.body, "meta", "warnings", 0, "code") != "limit_clamped" {
+			t.Errorf("%v", r.body["meta"])
+		}
+	})
+}
+
+func TestSearchSemanticAndHybrid(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	r := get(t, ts.URL, "/v1/search/semantic?q=threaded+reply", slackTok)
+	if r.status != 200 || len(r.body["data"].([]any)) == 0 {
+		t.Fatalf("%s", r.raw)
+	}
+	hit := at(r.body, "data", 0).(map[string]any)
+	if hit["retrieval_mode"] != "semantic" || at(hit, "score", "kind") != "semantic_distance" || hit["evidence_excerpts"] != nil {
+		t.Errorf("semantic hit: %v", hit)
+	}
+	r = get(t, ts.URL, "/v1/search/hybrid?q=threaded", slackTok)
+	hit = at(r.body, "data", 0).(map[string]any)
+	if hit["retrieval_mode"] != "hybrid" || hit["retrieval_sources"] == nil || hit["scores"] == nil || r.body["next_cursor"] != nil {
+		t.Errorf("hybrid: %s", r.raw)
+	}
+}

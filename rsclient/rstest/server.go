@@ -1,0 +1,170 @@
+package rstest
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Semantic mounts /v1/search/semantic and /v1/search/hybrid and
+	// advertises them in the protected-resource metadata. When false those
+	// paths answer with Fastify's default 404 body, as the reference RS does
+	// without an embedding backend.
+	Semantic bool
+	// PublicURL is the origin used for the PRM `resource` and the 401
+	// `resource_metadata` link; "" derives it from the request Host.
+	PublicURL string
+	// Faults, when non-nil, injects failures (see Faults).
+	Faults *Faults
+	// Now is the clock; nil means time.Now. It decides changes_since token
+	// expiry.
+	Now func() time.Time
+}
+
+// Faults describes deterministic fault injection. A fault applies to every
+// EveryN-th request whose path starts with PathPrefix ("" matches all);
+// EveryN <= 1 means every matching request. Several kinds may be combined:
+// Latency is applied first, then Reset, Status5xx, MalformedJSON and
+// OversizedBytes in that order (the first that answers wins).
+type Faults struct {
+	PathPrefix string
+	EveryN     int
+	// Latency delays the response (bounded by the request context).
+	Latency time.Duration
+	// Status5xx answers with this status and the error envelope.
+	Status5xx int
+	// Reset hijacks the connection and closes it without a response.
+	Reset bool
+	// MalformedJSON answers 200 with a truncated JSON body.
+	MalformedJSON bool
+	// OversizedBytes pads a valid-looking JSON body to this many bytes.
+	OversizedBytes int
+}
+
+// RecordedRequest is one request the server saw. Bearer is the raw token so
+// tests can assert which credential reached the RS.
+type RecordedRequest struct {
+	Method   string
+	Path     string
+	RawQuery string
+	Bearer   string
+	Time     time.Time
+}
+
+// maxRecorded bounds the request log; older entries are dropped first.
+const maxRecorded = 10000
+
+// Server is the mock RS. It is an http.Handler and safe for concurrent use.
+type Server struct {
+	opts Options
+	ds   *Dataset
+	ix   *indexes
+
+	mu       sync.Mutex
+	recorded []RecordedRequest
+	faults   *Faults
+	faultSeq int
+}
+
+// Summary is what `pdpp-mcp mockrs --json` prints once ready.
+type Summary struct {
+	RSURL       string         `json:"rs_url"`
+	OwnerBearer string         `json:"owner_bearer"`
+	Grants      []GrantSummary `json:"grants"`
+}
+
+// GrantSummary describes one client grant of a running mock RS.
+type GrantSummary struct {
+	GrantID       string   `json:"grant_id"`
+	ConnectorKey  string   `json:"connector_key"`
+	Bearer        string   `json:"bearer"`
+	ConnectionIDs []string `json:"connection_ids"`
+}
+
+// New validates ds and builds the indexes (records sorted per connection and
+// stream, the search index). It returns a *ValidationError when the dataset
+// is inconsistent.
+func New(ds *Dataset, opts Options) (*Server, error) {
+	if ds == nil {
+		return nil, &ValidationError{Problems: []string{"nil dataset"}}
+	}
+	ix, err := buildIndexes(ds)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, ds: ds, ix: ix}
+	if opts.Faults != nil {
+		f := *opts.Faults
+		s.faults = &f
+	}
+	return s, nil
+}
+
+// Requests returns a copy of the recorded requests, oldest first (at most
+// the last 10,000).
+func (s *Server) Requests() []RecordedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]RecordedRequest(nil), s.recorded...)
+}
+
+// ResetRequests forgets every recorded request.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recorded = nil
+}
+
+// SetFaults replaces the fault configuration (nil disables faults) and
+// restarts the EveryN counter.
+func (s *Server) SetFaults(f *Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faultSeq = 0
+	if f == nil {
+		s.faults = nil
+		return
+	}
+	c := *f
+	s.faults = &c
+}
+
+// Summary describes the running server for operators and e2e harnesses.
+func (s *Server) Summary(rsURL string) Summary {
+	sum := Summary{RSURL: rsURL, Grants: []GrantSummary{}}
+	if len(s.ds.OwnerTokens) > 0 {
+		sum.OwnerBearer = s.ds.OwnerTokens[0]
+	}
+	for _, g := range s.ds.Grants {
+		sum.Grants = append(sum.Grants, GrantSummary{
+			GrantID:       g.ID,
+			ConnectorKey:  g.ConnectorKey,
+			Bearer:        g.Token,
+			ConnectionIDs: grantConnectionIDs(&g),
+		})
+	}
+	return sum
+}
+
+// grantConnectionIDs lists the distinct connections of a grant in first-seen
+// order.
+func grantConnectionIDs(g *Grant) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, gs := range g.Streams {
+		for _, id := range gs.ConnectionIDs {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+var _ http.Handler = (*Server)(nil)
