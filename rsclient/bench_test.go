@@ -115,7 +115,7 @@ func BenchmarkSearch25(b *testing.B) {
 		hits[i] = map[string]any{"connection_id": "cin_gmail_work", "stream": "messages", "record_key": fmt.Sprintf("m%03d", i),
 			"emitted_at": "2026-03-01T09:00:00.000Z", "retrieval_mode": "lexical", "matched_fields": []string{"subject", "body_text"},
 			"snippet": map[string]any{"field": "body_text", "text": "the Q3 <mark>invoice</mark> for " + benchBody(200)},
-			"score": 3.25}
+			"score":   3.25}
 	}
 	body, _ := json.Marshal(map[string]any{"object": "list", "data": hits, "has_more": true, "next_cursor": "c25",
 		"meta": map[string]any{"count": nil, "recall": map[string]any{"complete": false, "truncated": false}}})
