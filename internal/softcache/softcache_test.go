@@ -76,43 +76,43 @@ func TestExpiry(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  softcache.Options
-		fetch counter
+		fetch *counter
 		steps []step
 	}{
 		{
 			name:  "value served until TTL",
 			opts:  softcache.Options{TTL: 10 * time.Second},
-			fetch: counter{val: "v"},
+			fetch: &counter{val: "v"},
 			steps: []step{{0, "v#1", false, 1}, {9 * time.Second, "v#1", false, 1}, {time.Second, "v#2", false, 2}},
 		},
 		{
 			name:  "per-entry expiry earlier than TTL",
 			opts:  softcache.Options{TTL: time.Hour},
-			fetch: counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(3 * time.Second) }},
+			fetch: &counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(3 * time.Second) }},
 			steps: []step{{0, "v#1", false, 1}, {2 * time.Second, "v#1", false, 1}, {time.Second, "v#2", false, 2}},
 		},
 		{
 			name:  "per-entry expiry never lengthens TTL",
 			opts:  softcache.Options{TTL: 5 * time.Second},
-			fetch: counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(time.Hour) }},
+			fetch: &counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(time.Hour) }},
 			steps: []step{{0, "v#1", false, 1}, {5 * time.Second, "v#2", false, 2}},
 		},
 		{
 			name:  "already expired value is returned but not kept",
 			opts:  softcache.Options{TTL: time.Hour},
-			fetch: counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(-time.Second) }},
+			fetch: &counter{val: "v", exp: func(now time.Time) time.Time { return now.Add(-time.Second) }},
 			steps: []step{{0, "v#1", false, 1}, {0, "v#2", false, 2}},
 		},
 		{
 			name:  "failure cached for ErrorTTL",
 			opts:  softcache.Options{TTL: time.Hour, ErrorTTL: 2 * time.Second},
-			fetch: counter{err: &typedErr{"rs_unavailable"}},
+			fetch: &counter{err: &typedErr{"rs_unavailable"}},
 			steps: []step{{0, "", true, 1}, {time.Second, "", true, 1}, {time.Second, "", true, 2}},
 		},
 		{
 			name:  "negative ErrorTTL never caches failures",
 			opts:  softcache.Options{ErrorTTL: -1},
-			fetch: counter{err: &typedErr{"rs_unavailable"}},
+			fetch: &counter{err: &typedErr{"rs_unavailable"}},
 			steps: []step{{0, "", true, 1}, {0, "", true, 2}},
 		},
 	}
