@@ -1,115 +1,159 @@
 package rstest
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
+	"net/url"
 	"sort"
+	"strings"
 	"time"
 )
 
-// changesRetention is how long a changes_since token stays usable; older
-// tokens answer 410 cursor_expired (a full re-sync is needed).
-const changesRetention = 7 * 24 * time.Hour
-
-// changesToken is the decoded changes_since token.
-type changesToken struct {
-	Kind         string    `json:"kind"`
-	Stream       string    `json:"stream"`
-	ConnectionID string    `json:"connection_id"`
-	At           time.Time `json:"at"`
-	ID           string    `json:"id"`
-	Issued       int64     `json:"issued"`
+// changesReq is a changes-feed request after cursor decoding: the session's
+// since version, the version the page starts after, and the session's
+// high-water mark (-1 means "the current version counter": a fresh
+// changes_since read opens a new session).
+type changesReq struct {
+	since, after, max int
 }
 
-// changes serves the incremental feed of /records?changes_since=.
-func (s *Server) changes(c *call, lr *listReq, cs string) (obj, *apiError) {
-	for _, p := range []string{"sort", "count", "order", "window", "expand", "cursor"} {
-		if c.q.has(p) {
-			return nil, newErr("invalid_request", "changes_since", "changes_since cannot be combined with %s", p)
+// changesRequest decides whether a /records read is a changes feed, as the
+// reference does: a changes_since parameter wins over any cursor; otherwise
+// a cursor of session "changes" continues its session.
+func changesRequest(cs string, hasCS bool, pc *wireCursor) (*changesReq, bool, *apiError) {
+	if hasCS {
+		v, ok := parseChangesSince(cs)
+		if !ok {
+			return nil, false, newErr("invalid_cursor", "", malformedChanges)
 		}
+		return &changesReq{since: v, after: v, max: -1}, true, nil
+	}
+	if pc == nil || pc.session() != sessionChanges {
+		return nil, false, nil
+	}
+	since, ok1 := jsonInt(pc.SinceVersion)
+	after, ok2 := jsonInt(pc.AfterVersion)
+	max, ok3 := jsonInt(pc.SessionMaxVersion)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, false, newErr("invalid_cursor", "", malformedChanges)
+	}
+	return &changesReq{since: since, after: after, max: max}, true, nil
+}
+
+// changes serves the incremental feed of /records?changes_since= and its
+// changes-session cursors. A page with more to come carries next_cursor
+// (continues this session) and, like every changes page,
+// next_changes_since: the session's high-water mark, which skips whatever
+// the session has not yet returned.
+func (s *Server) changes(c *call, lr *listReq, cr *changesReq) (obj, *apiError) {
+	var bad []string
+	for _, p := range []string{"sort", "count", "order", "window"} {
+		if v, ok := c.q.one(p); ok && v != "" {
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) > 0 {
+		verb := "is"
+		if len(bad) > 1 {
+			verb = "are"
+		}
+		return nil, newErr("invalid_request", "", "%s %s not supported with changes_since", strings.Join(bad, ", "), verb)
+	}
+	if len(lr.expand) > 0 {
+		return nil, newErr("invalid_expand", "", "expand is not supported with changes_since")
 	}
 	if len(lr.sc.targets) > 1 {
 		return nil, newErr("invalid_argument", "changes_since",
-			"changes_since requires a single connection; retry with `connection_id`").
-			with("retry_with", "connection_id").with("available_connections", availableConnections(lr.sc.targets))
+			"`changes_since` is not supported across multiple connections. Retry with `connection_id` to bind the cursor to a single connection.").
+			with("available_connections", availableConnections(lr.sc.targets)).with("retry_with", "connection_id")
 	}
 	t := &lr.sc.targets[0]
-	var from *changeKey
-	if cs != "beginning" {
-		tok, err := s.decodeChanges(cs, lr.sc.stream, t.conn.ID)
-		if err != nil {
-			return nil, err
+	set := t.set
+	if set == nil {
+		set = &recordSet{}
+	}
+	max := cr.max
+	if max < 0 {
+		max = set.maxVersion
+	}
+	if s.opts.ChangesRetention > 0 {
+		if minV := set.minRetainedVersion(s.opts.Now().Add(-s.opts.ChangesRetention)); minV > 0 && cr.since < minV-1 {
+			return nil, newErr("cursor_expired", "", "changes_since cursor is too old; full re-sync required")
 		}
-		from = &changeKey{tok.At, tok.ID}
 	}
-	var list []*rec
-	if t.set != nil {
-		list = t.set.changes
-	}
-	start := 0
-	if from != nil {
-		start = sort.Search(len(list), func(i int) bool { return changeLess(*from, changeKeyOf(list[i])) })
-	}
-	items := []obj{}
+	items, lastV := []obj{}, 0
 	hasMore := false
-	last := from
+	list := set.changes
+	start := sort.Search(len(list), func(i int) bool { return list[i].latestV() > cr.after })
 	for _, r := range list[start:] {
-		if !r.Deleted && !admit(t, r, lr.filters) {
+		if r.latestV() > max {
+			break
+		}
+		item := s.changeItem(t, r, cr.since, lr)
+		if item == nil {
 			continue
 		}
 		if len(items) == lr.limit {
 			hasMore = true
 			break
 		}
-		if r.Deleted {
-			it := obj{{"object", "record"}, {"id", r.ID}, {"stream", r.Stream}, {"data", obj{}},
-				{"emitted_at", rfc3339ms(r.EmittedAt)}, {"connection_id", t.conn.ID},
-				{"connector_instance_id", t.conn.ID}, {"deleted", true}, {"deleted_at", rfc3339ms(changeKeyOf(r).at)}}
-			items = append(items, it)
-		} else {
-			items = append(items, s.recordItem(t, r, lr.keep))
-		}
-		k := changeKeyOf(r)
-		last = &k
+		items = append(items, item)
+		lastV = r.latestV()
 	}
-	if last == nil {
-		last = &changeKey{}
-	}
-	tok := s.encodeChanges(lr.sc.stream, t.conn.ID, *last)
+	body := obj{{"data", items}, {"has_more", hasMore}, {"object", "list"}}
 	next := ""
 	if hasMore {
-		next = withParam(c.r.URL.RawQuery, "changes_since", tok)
+		cur := encodeChangesPage(cr.since, lastV, max)
+		body = append(body, kv{"next_cursor", cur})
+		next = changesNextQuery(c.r.URL.RawQuery, cur, encodeChangesSince(max))
 	}
-	body := obj{{"data", items}, {"has_more", hasMore}, {"object", "list"}, {"next_changes_since", tok},
-		{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", nonNil(lr.warnings)}}}, {"url", c.r.URL.Path}}
+	body = append(body, kv{"next_changes_since", encodeChangesSince(max)},
+		kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", nonNil(lr.warnings)}}}, kv{"url", c.r.URL.Path})
 	return s.finishList(c, body, next), nil
 }
 
-// encodeChanges mints a standard-base64 changes token after k.
-func (s *Server) encodeChanges(stream, conn string, k changeKey) string {
-	b, _ := json.Marshal(changesToken{Kind: "changes", Stream: stream, ConnectionID: conn, At: k.at, ID: k.id, Issued: s.opts.Now().Unix()})
-	return base64.StdEncoding.EncodeToString(b)
+// changeItem renders one change group relative to the session's since
+// version, or nil when the reference would skip it: a tombstone of a record
+// the client could not see at since, or a record it cannot see now.
+func (s *Server) changeItem(t *target, r *rec, since int, lr *listReq) obj {
+	if r.snapshot(r.latestV()) == snapDeleted {
+		if r.snapshot(since) != snapLive || !admitData(t, r, lr.filters) {
+			return nil
+		}
+		o := obj{{"object", "record"}, {"id", r.ID}, {"stream", r.Stream}, {"deleted", true},
+			{"deleted_at", rfc3339ms(r.deletedAt())}, {"emitted_at", rfc3339ms(r.EmittedAt)},
+			{"connection_id", t.conn.ID}, {"connector_instance_id", t.conn.ID}}
+		if t.conn.DisplayName != "" {
+			o = append(o, kv{"display_name", t.conn.DisplayName})
+		}
+		return o
+	}
+	if !admitData(t, r, lr.filters) {
+		return nil
+	}
+	return s.recordItem(t, r, lr.keep)
 }
 
-// decodeChanges validates a changes token for this stream and connection.
-func (s *Server) decodeChanges(raw, stream, conn string) (*changesToken, *apiError) {
-	bad := newErr("invalid_cursor", "changes_since", "Invalid changes_since token")
-	if len(raw) > maxCursorBytes {
-		return nil, bad
+// deletedAt is the tombstone time (its emission time when unset).
+func (r *rec) deletedAt() time.Time {
+	if r.DeletedAt.Before(r.EmittedAt) {
+		return r.EmittedAt
 	}
-	b, err := base64.StdEncoding.DecodeString(raw)
-	if err != nil {
-		return nil, bad
+	return r.DeletedAt
+}
+
+// changesNextQuery is the reference's links.next for a changes page: the
+// request's parameters without cursor and changes_since, then the new
+// cursor and the session's next_changes_since. (Following it verbatim
+// re-opens at the high-water mark, because changes_since wins.)
+func changesNextQuery(raw, cursor, since string) string {
+	var keep []string
+	for _, p := range strings.Split(raw, "&") {
+		k, _, _ := strings.Cut(p, "=")
+		dk, err := url.QueryUnescape(k)
+		if p == "" || (err == nil && (dk == "cursor" || dk == "changes_since")) {
+			continue
+		}
+		keep = append(keep, p)
 	}
-	var tok changesToken
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&tok) != nil || tok.Kind != "changes" || tok.Stream != stream || tok.ConnectionID != conn {
-		return nil, bad
-	}
-	if s.opts.Now().Sub(time.Unix(tok.Issued, 0)) > changesRetention {
-		return nil, newErr("cursor_expired", "changes_since", "changes_since token has expired; restart with changes_since=beginning")
-	}
-	return &tok, nil
+	keep = append(keep, "cursor="+url.QueryEscape(cursor), "changes_since="+url.QueryEscape(since))
+	return strings.Join(keep, "&")
 }

@@ -129,7 +129,10 @@ type Record struct {
 	// Data is the record payload object, verbatim (key order preserved).
 	Data      json.RawMessage
 	EmittedAt time.Time
-	// Deleted marks a tombstone, visible only to changes_since reads.
+	// Deleted marks a tombstone, visible only to changes_since reads. Data
+	// then holds the record's last live payload: the RS reports a deletion
+	// only to a changes session that could see the record before it
+	// (created at EmittedAt, deleted at DeletedAt).
 	Deleted   bool
 	DeletedAt time.Time
 }

@@ -31,37 +31,63 @@ func FuzzParseQuery(f *testing.F) {
 	})
 }
 
+// decodeRecordsCursor is the records-list cursor path: parse, then
+// position for order.
+func decodeRecordsCursor(raw, order string) (sortKey, *apiError) {
+	pc, ok := parsePageCursor(raw)
+	if !ok {
+		return sortKey{}, newErr("invalid_cursor", "", malformedCursor)
+	}
+	return recordsPosition(pc, order)
+}
+
 func FuzzDecodePageCursor(f *testing.F) {
 	k := keyOf("2026-04-01T00:00:00Z", "m1")
-	f.Add(encodePageCursor(k, "desc", "messages", connA))
+	f.Add(encodePageCursor(k, "desc"))
+	f.Add(encodePageCursor(keyOf(nil, `["a",1]`), "desc"))
 	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"kind":"page","session":"records","primary_key":[1]}`)))
+	f.Add(encodeChangesPage(0, 5, 30))
 	f.Add("!!!")
 	f.Fuzz(func(t *testing.T, raw string) {
-		got, err := decodePageCursor(raw, "desc", "messages", connA)
+		got, err := decodeRecordsCursor(raw, "desc")
 		if err != nil {
-			if err.code != "invalid_cursor" {
-				t.Fatalf("code %q", err.code)
+			if err.code != "invalid_cursor" || err.param != "" {
+				t.Fatalf("code %q param %q", err.code, err.param)
 			}
 			return
 		}
 		// A cursor that decodes must re-encode to an equivalent position.
-		again, err := decodePageCursor(encodePageCursor(got, "desc", "messages", connA), "desc", "messages", connA)
+		again, err := decodeRecordsCursor(encodePageCursor(got, "desc"), "desc")
 		if err != nil || lessFor("desc")(got, again) || lessFor("desc")(again, got) {
 			t.Fatalf("round trip changed position: %+v vs %+v (%v)", got, again, err)
 		}
 	})
 }
 
-func FuzzDecodeChanges(f *testing.F) {
-	s, err := New(testDataset(), Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(s.encodeChanges("messages", connA, changeKey{base, "m1"}))
-	f.Add("beginning")
-	f.Fuzz(func(t *testing.T, raw string) {
-		if _, err := s.decodeChanges(raw, "messages", connA); err != nil && err.code != "invalid_cursor" && err.code != "cursor_expired" {
-			t.Fatalf("code %q", err.code)
+func FuzzChangesRequest(f *testing.F) {
+	f.Add(encodeChangesSince(30), "")
+	f.Add("beginning", encodeChangesPage(0, 5, 30))
+	f.Add("", encodeChangesPage(0, 5, 30))
+	f.Add("2026-01-01T00:00:00Z", "garbage")
+	f.Fuzz(func(t *testing.T, cs, cursor string) {
+		var pc *wireCursor
+		if cursor != "" {
+			pc, _ = parsePageCursor(cursor)
+		}
+		cr, isChanges, err := changesRequest(cs, cs != "", pc)
+		if err != nil {
+			if err.code != "invalid_cursor" || isChanges {
+				t.Fatalf("code %q changes %v", err.code, isChanges)
+			}
+			return
+		}
+		if cs != "" && (!isChanges || cr.max != -1 || cr.since != cr.after) {
+			t.Fatalf("changes_since must open a fresh session: %+v", cr)
+		}
+		if isChanges && cs != "" && cs != "beginning" {
+			if v, ok := parseChangesSince(encodeChangesSince(cr.since)); !ok || v != cr.since {
+				t.Fatalf("round trip: %d -> %d", cr.since, v)
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/internal/searchindex"
 )
@@ -29,14 +30,21 @@ type csKey struct{ conn, stream string }
 // recordSet is one connection's records of one stream.
 type recordSet struct {
 	asc, desc []*rec // live records, ordered for each direction
-	changes   []*rec // live and deleted, by (change time, id)
+	changes   []*rec // live and deleted, by latest change version
 	byID      map[string]*rec
+	// maxVersion is the change-log version counter; versionAt[v] is when
+	// version v happened (see changelog.go).
+	maxVersion int
+	versionAt  []time.Time
 }
 
 // rec is a Record plus its precomputed sort key.
 type rec struct {
 	*Record
 	key sortKey
+	// createV and deleteV are the record's change-log versions (deleteV is
+	// 0 unless it is a tombstone).
+	createV, deleteV int
 }
 
 // streamInfo is a manifest stream plus its parsed schema properties.
@@ -198,9 +206,7 @@ func (ix *indexes) indexRecords(ds *Dataset, bad func(string, ...any)) {
 		set.desc = append([]*rec(nil), set.asc...)
 		sort.SliceStable(set.asc, func(i, j int) bool { return lessFor("asc")(set.asc[i].key, set.asc[j].key) })
 		sort.SliceStable(set.desc, func(i, j int) bool { return lessFor("desc")(set.desc[i].key, set.desc[j].key) })
-		sort.SliceStable(set.changes, func(i, j int) bool {
-			return changeLess(changeKeyOf(set.changes[i]), changeKeyOf(set.changes[j]))
-		})
+		set.numberVersions()
 	}
 }
 

@@ -109,26 +109,3 @@ func lessFor(order string) func(a, b sortKey) bool {
 		return c < 0
 	}
 }
-
-// changeKey orders the changes feed by (change time, id).
-type changeKey struct {
-	at time.Time
-	id string
-}
-
-// changeKeyOf is when a record last changed: its tombstone time or its
-// emission time.
-func changeKeyOf(r *rec) changeKey {
-	if r.Deleted && !r.DeletedAt.IsZero() {
-		return changeKey{r.DeletedAt, r.ID}
-	}
-	return changeKey{r.EmittedAt, r.ID}
-}
-
-// changeLess is the strict changes-feed order.
-func changeLess(a, b changeKey) bool {
-	if c := a.at.Compare(b.at); c != 0 {
-		return c < 0
-	}
-	return a.id < b.id
-}

@@ -1,8 +1,6 @@
 package rstest
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"sort"
@@ -10,53 +8,78 @@ import (
 	"time"
 )
 
-// maxCursorBytes bounds opaque cursor input.
-const maxCursorBytes = 4096
-
-// pageCursor is the decoded form of a record-page cursor. The reference
-// encodes the same members; stream and connection bind it to its list.
-type pageCursor struct {
-	ConnectionID string   `json:"connection_id"`
-	CursorValue  any      `json:"cursor_value"`
-	Kind         string   `json:"kind"`
-	Order        string   `json:"order"`
-	PrimaryKey   []string `json:"primary_key"`
-	Session      string   `json:"session"`
-	Stream       string   `json:"stream"`
+// recordsPageCursor is the records-session cursor, members in the
+// reference's (alphabetical) order. primary_key holds the key values.
+type recordsPageCursor struct {
+	CursorValue any    `json:"cursor_value"`
+	Kind        string `json:"kind"`
+	Order       string `json:"order"`
+	PrimaryKey  []any  `json:"primary_key"`
+	Session     string `json:"session"`
 }
 
-// encodePageCursor makes an opaque standard-base64 cursor after key.
-func encodePageCursor(k sortKey, order, stream, conn string) string {
-	b, _ := json.Marshal(pageCursor{ConnectionID: conn, CursorValue: k.val, Kind: "page",
-		Order: strings.ToUpper(order), PrimaryKey: []string{k.id}, Session: "records", Stream: stream})
-	return base64.StdEncoding.EncodeToString(b)
+// encodePageCursor makes an opaque records cursor after key. It names
+// neither stream nor connection, as the reference's does.
+func encodePageCursor(k sortKey, order string) string {
+	return encodeCursorJSON(recordsPageCursor{CursorValue: k.val, Kind: kindPage, Order: strings.ToUpper(order),
+		PrimaryKey: keyValues(k.id), Session: sessionRecords})
 }
 
-// decodePageCursor validates a cursor for this list and direction.
-func decodePageCursor(raw, order, stream, conn string) (sortKey, *apiError) {
-	bad := func(why string) (sortKey, *apiError) {
-		return sortKey{}, newErr("invalid_cursor", "cursor", "Invalid cursor: %s", why)
+// keyValues is a canonical key string as primary-key values: a compound
+// key's JSON array, else the single value.
+func keyValues(id string) []any {
+	var parts []any
+	if strings.HasPrefix(id, "[") && json.Unmarshal([]byte(id), &parts) == nil {
+		return parts
 	}
-	if raw == "" || len(raw) > maxCursorBytes {
-		return bad("empty or too long")
+	return []any{id}
+}
+
+// keyString is the inverse of keyValues.
+func keyString(vals []any) (string, bool) {
+	if len(vals) == 1 {
+		if s, ok := vals[0].(string); ok {
+			return s, true
+		}
 	}
-	b, err := base64.StdEncoding.DecodeString(raw)
-	if err != nil {
-		return bad("not base64")
+	b, err := json.Marshal(vals)
+	return string(b), err == nil
+}
+
+// recordsPosition is the reference's normalizePaginationCursor: a records
+// cursor for the request's order.
+func recordsPosition(pc *wireCursor, order string) (sortKey, *apiError) {
+	var vals []any
+	if pc.session() != sessionRecords || json.Unmarshal(pc.PrimaryKey, &vals) != nil || vals == nil {
+		return sortKey{}, newErr("invalid_cursor", "", malformedCursor)
 	}
-	var pc pageCursor
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&pc); err != nil || pc.Kind != "page" || pc.Session != "records" || len(pc.PrimaryKey) != 1 {
-		return bad("malformed")
+	if pc.Order != strings.ToUpper(order) {
+		return sortKey{}, newErr("invalid_cursor", "", cursorOrderDiffer)
 	}
-	if pc.Stream != stream || pc.ConnectionID != conn {
-		return bad("issued for a different stream or connection")
+	id, ok := keyString(vals)
+	if !ok {
+		return sortKey{}, newErr("invalid_cursor", "", malformedCursor)
 	}
-	if !strings.EqualFold(pc.Order, order) {
-		return bad("issued for order=" + strings.ToLower(pc.Order) + "; reuse it with the same order/sort")
+	return keyOf(pc.CursorValue, id), nil
+}
+
+// admitData reports whether a record's payload lies inside the grant's
+// time window and passes the filters, whether or not it is a tombstone (the
+// changes feed asks this of a record's last live state).
+func admitData(t *target, r *rec, filters []filterClause) bool {
+	var p map[string]any
+	if t.needsPayload() || len(filters) > 0 {
+		p = decodePayload(r.Data)
 	}
-	return keyOf(pc.CursorValue, pc.PrimaryKey[0]), nil
+	if !t.inWindow(p) {
+		return false
+	}
+	for i := range filters {
+		if !filters[i].match(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // admit reports whether a record is visible and passes the filters.

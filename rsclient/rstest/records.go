@@ -38,17 +38,28 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if cs, ok := c.q.one("changes_since"); ok {
-		return s.changes(c, lr, cs)
+	var pc *wireCursor
+	if raw, ok := c.q.one("cursor"); ok {
+		if pc, ok = parsePageCursor(raw); !ok {
+			return nil, newErr("invalid_cursor", "", malformedCursor)
+		}
+	}
+	cs, hasCS := c.q.one("changes_since")
+	cr, isChanges, cerr := changesRequest(cs, hasCS, pc)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if isChanges {
+		return s.changes(c, lr, cr)
 	}
 	var after *sortKey
-	if raw, ok := c.q.one("cursor"); ok {
+	if pc != nil {
 		if len(lr.sc.targets) != 1 {
 			return nil, newErr("invalid_cursor", "cursor", "cursor is not valid under multi-connection fan-in; retry with connection_id")
 		}
-		k, cerr := decodePageCursor(raw, lr.order, stream, lr.sc.targets[0].conn.ID)
-		if cerr != nil {
-			return nil, cerr
+		k, perr := recordsPosition(pc, lr.order)
+		if perr != nil {
+			return nil, perr
 		}
 		after = &k
 	}
@@ -89,7 +100,7 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 	next := ""
 	fanIn := len(lr.sc.targets) > 1
 	if hasMore && !fanIn && last != nil {
-		cur := encodePageCursor(last.key, lr.order, stream, lr.sc.targets[0].conn.ID)
+		cur := encodePageCursor(last.key, lr.order)
 		body = append(body, kv{"next_cursor", cur})
 		next = withParam(c.r.URL.RawQuery, "cursor", cur)
 	}

@@ -102,14 +102,14 @@ func TestRecordsRules(t *testing.T) {
 		{"bad count", a + "&count=maybe", gmailTok, 400, "invalid_request", "count"},
 		{"unknown field", a + "&fields=id,nope", gmailTok, 400, "unknown_field", "fields"},
 		{"garbage cursor", a + "&cursor=%%%", gmailTok, 400, "invalid_request", "cursor"},
-		{"garbage cursor b64", a + "&cursor=bm9wZQ==", gmailTok, 400, "invalid_cursor", "cursor"},
+		{"garbage cursor b64", a + "&cursor=bm9wZQ==", gmailTok, 400, "invalid_cursor", ""},
 		{"connection not in grant", "/v1/streams/messages/records?connection_id=" + connSlack, gmailTok, 404, "connection_not_found", "connection_id"},
 		{"alias conflict", a + "&connector_instance_id=" + connB, gmailTok, 400, "invalid_argument", "connector_instance_id"},
-		{"changes with sort", a + "&changes_since=beginning&sort=received_at", gmailTok, 400, "invalid_request", "changes_since"},
-		{"changes with count", a + "&changes_since=beginning&count=exact", gmailTok, 400, "invalid_request", "changes_since"},
-		{"changes with order", a + "&changes_since=beginning&order=asc", gmailTok, 400, "invalid_request", "changes_since"},
+		{"changes with sort", a + "&changes_since=beginning&sort=received_at", gmailTok, 400, "invalid_request", ""},
+		{"changes with count", a + "&changes_since=beginning&count=exact", gmailTok, 400, "invalid_request", ""},
+		{"changes with order", a + "&changes_since=beginning&order=asc", gmailTok, 400, "invalid_request", ""},
 		{"changes fan-in", "/v1/streams/messages/records?changes_since=beginning", gmailTok, 400, "invalid_argument", "changes_since"},
-		{"changes garbage", a + "&changes_since=xyz", gmailTok, 400, "invalid_cursor", "changes_since"},
+		{"changes garbage", a + "&changes_since=xyz", gmailTok, 400, "invalid_cursor", ""},
 		{"owner filter unknown", a + "&filter[nope]=1", ownerTok, 400, "unknown_field", "filter"},
 		{"owner range undeclared", a + "&filter[subject][gte]=a", ownerTok, 400, "invalid_request", "filter"},
 		{"owner exact non-scalar", a + "&filter[labels]=INBOX", ownerTok, 400, "invalid_request", "filter"},
@@ -178,11 +178,13 @@ func TestRecordsResults(t *testing.T) {
 		r := get(t, ts.URL, a+"&limit=2", gmailTok)
 		cur := url.QueryEscape(r.body["next_cursor"].(string))
 		r = get(t, ts.URL, a+"&limit=2&order=asc&cursor="+cur, gmailTok)
-		if code, _ := r.errCode(); code != "invalid_cursor" {
+		if code, _ := r.errCode(); code != "invalid_cursor" || at(r.body, "error", "message") != "Cursor order does not match request order" {
 			t.Errorf("%s", r.raw)
 		}
+		// The reference's cursor names no connection (D4, capture 0093):
+		// replayed on another connection it is a position there.
 		r = get(t, ts.URL, "/v1/streams/messages/records?connection_id="+connB+"&limit=2&cursor="+cur, gmailTok)
-		if code, _ := r.errCode(); code != "invalid_cursor" {
+		if r.status != 200 {
 			t.Errorf("cross-connection cursor: %s", r.raw)
 		}
 	})
@@ -215,50 +217,92 @@ func sortStrings(s []string) {
 	}
 }
 
+// changesPage reads one changes page and returns its ids and body.
+func changesPage(t *testing.T, base, path string) ([]string, resp) {
+	t.Helper()
+	r := get(t, base, path, gmailTok)
+	if r.status != 200 {
+		t.Fatalf("%s: %s", path, r.raw)
+	}
+	var ids []string
+	for _, d := range r.body["data"].([]any) {
+		ids = append(ids, d.(map[string]any)["id"].(string))
+	}
+	return ids, r
+}
+
+// TestChangesSince pins the reference's changes paging (D3, captures
+// 0099/0100, 0161–0164): a has_more page carries next_cursor (continues the
+// session) and next_changes_since (the session's high-water mark); resuming
+// from the mark mid-session skips the rest; cursor + changes_since restarts.
 func TestChangesSince(t *testing.T) {
 	t.Parallel()
-	var now time.Time = base.Add(24 * time.Hour)
-	clock := func() time.Time { return now }
-	s, ts := newTestServer(t, testDataset(), Options{Now: clock})
-	_ = s
+	s, ts := newTestServer(t, testDataset(), Options{})
+	a := "/v1/streams/messages/records?connection_id=" + connA + "&limit=8"
+	first, r1 := changesPage(t, ts.URL, a+"&changes_since=beginning")
+	mark, _ := r1.body["next_changes_since"].(string)
+	cur, _ := r1.body["next_cursor"].(string)
+	if r1.body["has_more"] != true || mark == "" || cur == "" {
+		t.Fatalf("has_more page must carry both tokens: %s", r1.raw)
+	}
+	next, _ := at(r1.body, "links", "next").(string)
+	if !strings.Contains(next, "cursor="+url.QueryEscape(cur)) || !strings.Contains(next, "changes_since="+url.QueryEscape(mark)) {
+		t.Errorf("links.next = %q; want cursor and changes_since", next)
+	}
+	all := append([]string(nil), first...)
+	for page := 0; cur != ""; page++ {
+		if page > 10 {
+			t.Fatal("session does not end")
+		}
+		ids, r := changesPage(t, ts.URL, a+"&cursor="+url.QueryEscape(cur))
+		all = append(all, ids...)
+		if got, _ := r.body["next_changes_since"].(string); got != mark {
+			t.Errorf("high-water mark moved within a session: %q vs %q", got, mark)
+		}
+		cur, _ = r.body["next_cursor"].(string)
+		if (cur != "") != (r.body["has_more"] == true) {
+			t.Errorf("next_cursor iff has_more: %s", r.raw)
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range all {
+		if seen[id] {
+			t.Errorf("%s twice", id)
+		}
+		seen[id] = true
+	}
+	// From the beginning a tombstone is skipped: the record was not
+	// visible at version 0.
+	if len(all) != 30 || seen["gone"] {
+		t.Errorf("session returned %d records (gone: %v); want the 30 live ones", len(all), seen["gone"])
+	}
+	skipped, r := changesPage(t, ts.URL, a+"&changes_since="+url.QueryEscape(mark))
+	if len(skipped) != 0 || r.body["has_more"] != false || r.body["next_changes_since"] != mark {
+		t.Errorf("resuming from the mark mid-session: %s", r.raw)
+	}
+	restart, _ := changesPage(t, ts.URL, a+"&changes_since=beginning&cursor="+url.QueryEscape(r1.body["next_cursor"].(string)))
+	if d := cmp.Diff(first, restart); d != "" {
+		t.Errorf("cursor + changes_since=beginning must restart (-page1 +got):\n%s", d)
+	}
+	// A session opened after the record was created sees its deletion.
+	gone := s.ix.recs[csKey{connA, "messages"}].byID["gone"]
+	ids, r := changesPage(t, ts.URL, "/v1/streams/messages/records?connection_id="+connA+"&limit=100&changes_since="+url.QueryEscape(encodeChangesSince(gone.createV)))
+	if len(ids) != 31 || ids[30] != "gone" || at(r.body, "data", 30, "deleted") != true || at(r.body, "data", 30, "data") != nil {
+		t.Errorf("tombstone after creation: %d ids %v", len(ids), ids)
+	}
+}
+
+func TestChangesRetention(t *testing.T) {
+	t.Parallel()
+	now := base.Add(50 * time.Hour)
+	_, ts := newTestServer(t, testDataset(), Options{Now: func() time.Time { return now }, ChangesRetention: 49*time.Hour + 55*time.Minute})
 	a := "/v1/streams/messages/records?connection_id=" + connA
-	var ids []string
-	var deleted int
-	path := a + "&changes_since=beginning&limit=8"
-	var tok string
-	for i := 0; i < 20; i++ {
-		r := get(t, ts.URL, path, gmailTok)
-		if r.status != 200 {
-			t.Fatalf("%s", r.raw)
-		}
-		tok, _ = r.body["next_changes_since"].(string)
-		if tok == "" {
-			t.Fatalf("no next_changes_since: %s", r.raw)
-		}
-		for _, d := range r.body["data"].([]any) {
-			ids = append(ids, d.(map[string]any)["id"].(string))
-			if d.(map[string]any)["deleted"] == true {
-				deleted++
-			}
-		}
-		if r.body["has_more"] != true {
-			break
-		}
-		path = a + "&limit=8&changes_since=" + url.QueryEscape(tok)
+	r := get(t, ts.URL, a+"&changes_since=beginning", gmailTok)
+	if code, _ := r.errCode(); r.status != 410 || code != "cursor_expired" || !strings.Contains(string(r.raw), "gone_error") {
+		t.Errorf("compacted log: %d %s", r.status, r.raw)
 	}
-	if len(ids) != 31 || deleted != 1 {
-		t.Errorf("changes: %d items, %d tombstones; want 31, 1", len(ids), deleted)
-	}
-	r := get(t, ts.URL, a+"&changes_since="+url.QueryEscape(tok), gmailTok)
-	if r.status != 200 || len(r.body["data"].([]any)) != 0 {
-		t.Errorf("caught-up feed: %s", r.raw)
-	}
-	now = now.Add(30 * 24 * time.Hour)
-	r = get(t, ts.URL, a+"&changes_since="+url.QueryEscape(tok), gmailTok)
-	if code, _ := r.errCode(); r.status != 410 || code != "cursor_expired" {
-		t.Errorf("expired token: %d %s", r.status, r.raw)
-	}
-	if strings.Contains(string(r.raw), "gone_error") == false {
-		t.Errorf("410 type: %s", r.raw)
+	r = get(t, ts.URL, a+"&changes_since="+url.QueryEscape(encodeChangesSince(31)), gmailTok)
+	if r.status != 200 {
+		t.Errorf("retained version: %s", r.raw)
 	}
 }

@@ -129,9 +129,12 @@ func (t *target) needsPayload() bool { return t.gs != nil && t.gs.TimeConstraint
 // visible applies tombstones and the grant time constraint; payload may be
 // nil when needsPayload is false.
 func (t *target) visible(r *rec, payload map[string]any) bool {
-	if r.Deleted {
-		return false
-	}
+	return !r.Deleted && t.inWindow(payload)
+}
+
+// inWindow applies the grant time constraint to a payload (nil when
+// needsPayload is false).
+func (t *target) inWindow(payload map[string]any) bool {
 	if !t.needsPayload() {
 		return true
 	}

@@ -18,9 +18,14 @@ type Options struct {
 	PublicURL string
 	// Faults, when non-nil, injects failures (see Faults).
 	Faults *Faults
-	// Now is the clock; nil means time.Now. It decides changes_since token
-	// expiry.
+	// Now is the clock; nil means time.Now. It decides which changes have
+	// been compacted (ChangesRetention).
 	Now func() time.Time
+	// ChangesRetention, when positive, models the reference's change-log
+	// compaction: changes older than Now()-ChangesRetention are gone, and a
+	// changes_since from before the oldest retained change answers 410
+	// cursor_expired. Zero keeps every change, as a fresh reference does.
+	ChangesRetention time.Duration
 }
 
 // Faults describes deterministic fault injection. A fault applies to every
