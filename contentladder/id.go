@@ -78,7 +78,7 @@ func (r RecordRef) Validate() error {
 	if err := ValidateSegment("stream", r.Stream); err != nil {
 		return err
 	}
-	return ValidateSegment("record_id", r.RecordID)
+	return ValidateRecordID(r.RecordID)
 }
 
 const formatHint = "ids use connection_id/stream:record_id or stream:record_id"
@@ -142,73 +142,112 @@ func parseRecordURI(rest string) (RecordRef, error) {
 	return parseGrammar(dec)
 }
 
+// parseGrammar splits `connection_id/stream:record_id` or
+// `stream:record_id`. The first ':' ends the stream; a '/' before it splits
+// off the connection. Everything after that ':' is the record id, whatever
+// it holds ('/' and ':' included): it travels to the RS as one encoded path
+// segment. Connection and stream hold neither separator, so the split is
+// unambiguous and RecordRef.ID round-trips.
 func parseGrammar(s string) (RecordRef, error) {
-	// Whole-id checks first so traversal and extra separators get a message
-	// about the id, not about whichever segment happened to absorb them.
 	if !utf8.ValidString(s) {
 		return RecordRef{}, newError(CodeInvalidID, ReasonInvalidUTF8, "id", "id %s is not valid UTF-8", quote(s))
 	}
-	if strings.Contains(s, "..") {
-		return RecordRef{}, newError(CodeInvalidID, ReasonInvalidCharacters, "id",
-			"id %s contains invalid characters: \"..\" (path traversal is not allowed)", quote(s))
-	}
-	if strings.ContainsRune(s, '\\') {
-		return RecordRef{}, newError(CodeInvalidID, ReasonInvalidCharacters, "id",
-			"id %s contains invalid characters: '\\'", quote(s))
-	}
-	if strings.Count(s, "/") > 1 {
-		return RecordRef{}, newError(CodeInvalidID, ReasonInvalidCharacters, "id",
-			"id %s contains invalid characters: more than one '/' (%s)", quote(s), formatHint)
+	head, recordID, ok := strings.Cut(s, ":")
+	if !ok {
+		if conn, after, slash := strings.Cut(s, "/"); slash && conn != "" && after == "" {
+			return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "id",
+				"id %s has nothing after connection_id; expected connection_id/stream:record_id", quote(s))
+		}
+		return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "id",
+			"id %s has no ':' between stream and record_id; %s", quote(s), formatHint)
 	}
 	var ref RecordRef
-	rest := s
-	if conn, after, ok := strings.Cut(s, "/"); ok {
+	if conn, stream, slash := strings.Cut(head, "/"); slash {
 		if conn == "" {
 			return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "connection_id",
 				"id %s has an empty connection_id before '/'; %s", quote(s), formatHint)
 		}
-		if after == "" {
-			return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "id",
-				"id %s has nothing after connection_id; expected connection_id/stream:record_id", quote(s))
+		if strings.ContainsRune(stream, '/') {
+			return RecordRef{}, newError(CodeInvalidID, ReasonInvalidCharacters, "id",
+				"id %s contains invalid characters: more than one '/' before the ':' (%s)", quote(s), formatHint)
 		}
 		if err := ValidateSegment("connection_id", conn); err != nil {
 			return RecordRef{}, err
 		}
-		ref.ConnectionID, rest = conn, after
+		ref.ConnectionID, head = conn, stream
 	}
-	colon := strings.IndexByte(rest, ':')
 	switch {
-	case colon < 0:
-		return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "id",
-			"id %s has no ':' between stream and record_id; %s", quote(s), formatHint)
-	case colon == 0:
+	case head == "":
 		return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "stream",
 			"id %s has an empty stream before ':'; %s", quote(s), formatHint)
-	case colon == len(rest)-1:
+	case recordID == "":
 		return RecordRef{}, newError(CodeInvalidID, ReasonFormat, "record_id",
 			"id %s has an empty record_id after ':'; %s", quote(s), formatHint)
 	}
-	ref.Stream, ref.RecordID = rest[:colon], rest[colon+1:]
+	ref.Stream, ref.RecordID = head, recordID
 	if err := ValidateSegment("stream", ref.Stream); err != nil {
 		return RecordRef{}, err
 	}
-	if err := ValidateSegment("record_id", ref.RecordID); err != nil {
+	if err := ValidateRecordID(ref.RecordID); err != nil {
 		return RecordRef{}, err
 	}
 	return ref, nil
 }
 
-// ValidateSegment checks one path segment (label names it in the error:
-// "connection_id", "stream", "record_id", "field_path", …): non-empty and not
-// blank, at most MaxSegmentBytes, valid UTF-8, no control characters, no '/'
-// or '\', not "." or "..", no ".." anywhere; a connection_id also must not
-// contain ':' (it would make the self-contained id ambiguous). Segments end
-// up in RS URL paths, so this is the traversal guard. Errors are *Error with
-// Code CodeInvalidID and Field = label.
-func ValidateSegment(label, v string) error {
-	bad := func(reason, why string) error {
-		return newError(CodeInvalidID, reason, label, "%s %s %s", label, quote(v), why)
+// ValidateRecordID checks a record id. Unlike the other segments it may
+// hold any character, '/' and ':' included (Gmail label ids such as
+// "Projects/Roadmap" are record ids): it travels as one percent-encoded path
+// segment. What stays refused is what could still address another resource
+// if an intermediary decoded %2F or %5C: a "." or ".." piece between
+// slashes or backslashes. Also refused, as for every segment: empty or
+// blank, more than MaxSegmentBytes, invalid UTF-8, control characters.
+// Errors are *Error with Code CodeInvalidID and Field "record_id".
+func ValidateRecordID(v string) error {
+	const label = "record_id"
+	if err := validateText(label, v); err != nil {
+		return err
 	}
+	for piece := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if piece == "." || piece == ".." {
+			return newError(CodeInvalidID, ReasonInvalidCharacters, label,
+				`%s %s contains invalid characters: a "." or ".." segment (path traversal is not allowed)`, label, quote(v))
+		}
+	}
+	return nil
+}
+
+// ValidateSegment checks one path segment (label names it in the error:
+// "connection_id", "stream", "field_path", …): non-empty and not blank, at
+// most MaxSegmentBytes, valid UTF-8, no control characters, no '/' or '\',
+// not "." or "..", no ".." anywhere; a connection_id or stream also must not
+// contain ':' (it would make the id ambiguous). Segments end up in RS URL
+// paths, so this is the traversal guard. The label "record_id" gets
+// ValidateRecordID's rules instead. Errors are *Error with Code CodeInvalidID
+// and Field = label.
+func ValidateSegment(label, v string) error {
+	if label == "record_id" {
+		return ValidateRecordID(v)
+	}
+	if err := validateText(label, v); err != nil {
+		return err
+	}
+	bad := func(why string) error {
+		return newError(CodeInvalidID, ReasonInvalidCharacters, label, "%s %s contains invalid characters: %s", label, quote(v), why)
+	}
+	switch {
+	case strings.ContainsAny(v, `/\`):
+		return bad(`'/' or '\'`)
+	case v == "." || strings.Contains(v, ".."):
+		return bad(`"." or ".." (path traversal is not allowed)`)
+	case (label == "connection_id" || label == "stream") && strings.ContainsRune(v, ':'):
+		return bad("':' (reserved as the stream:record_id separator)")
+	}
+	return nil
+}
+
+// validateText holds the rules every id segment shares: present, bounded,
+// printable text.
+func validateText(label, v string) error {
 	switch {
 	case v == "":
 		return newError(CodeInvalidID, ReasonEmpty, label, "%s is required", label)
@@ -216,17 +255,11 @@ func ValidateSegment(label, v string) error {
 		return newError(CodeInvalidID, ReasonTooLong, label,
 			"%s is %d bytes, more than the %d allowed", label, len(v), MaxSegmentBytes)
 	case !utf8.ValidString(v):
-		return bad(ReasonInvalidUTF8, "is not valid UTF-8")
+		return newError(CodeInvalidID, ReasonInvalidUTF8, label, "%s %s is not valid UTF-8", label, quote(v))
 	case strings.TrimSpace(v) == "":
 		return newError(CodeInvalidID, ReasonEmpty, label, "%s is blank", label)
 	case strings.ContainsFunc(v, unicode.IsControl):
-		return bad(ReasonInvalidCharacters, "contains invalid characters: control characters")
-	case strings.ContainsAny(v, `/\`):
-		return bad(ReasonInvalidCharacters, `contains invalid characters: '/' or '\'`)
-	case v == "." || strings.Contains(v, ".."):
-		return bad(ReasonInvalidCharacters, `contains invalid characters: "." or ".." (path traversal is not allowed)`)
-	case label == "connection_id" && strings.ContainsRune(v, ':'):
-		return bad(ReasonInvalidCharacters, "contains invalid characters: ':' (reserved as the stream:record_id separator)")
+		return newError(CodeInvalidID, ReasonInvalidCharacters, label, "%s %s contains invalid characters: control characters", label, quote(v))
 	}
 	return nil
 }

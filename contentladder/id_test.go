@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,17 @@ func TestParseIDAccepts(t *testing.T) {
 		{"pdpp://record/orders%3Ao1", RecordRef{"", "orders", "o1"}, FormURI},
 		{"pdpp://record/" + RecordHandle(RecordRef{"cin_x", "message_bodies", "m:1"}), RecordRef{"cin_x", "message_bodies", "m:1"}, FormURI},
 		{"pdpp://record/abcd:e", RecordRef{"", "abcd", "e"}, FormURI},
+		// Record ids hold any character: '/' and ':' included (Gmail labels).
+		{"cin_w/labels:Projects/Roadmap", RecordRef{"cin_w", "labels", "Projects/Roadmap"}, FormSelfContained},
+		{"labels:Projects/Roadmap", RecordRef{"", "labels", "Projects/Roadmap"}, FormLegacy},
+		{"cin_w/labels:a/b:c/d", RecordRef{"cin_w", "labels", "a/b:c/d"}, FormSelfContained},
+		{"cin:a/orders:o1", RecordRef{"", "cin", "a/orders:o1"}, FormLegacy},
+		{"cin_a/s:https://example.com/x//y?z=1#f", RecordRef{"cin_a", "s", "https://example.com/x//y?z=1#f"}, FormSelfContained},
+		{"cin_a/s:a..b", RecordRef{"cin_a", "s", "a..b"}, FormSelfContained},
+		{"cin_a/s:.hidden/..x", RecordRef{"cin_a", "s", ".hidden/..x"}, FormSelfContained},
+		{"cin_a/s:%2E%2E", RecordRef{"cin_a", "s", "%2E%2E"}, FormSelfContained},
+		{"pdpp://record/cin_w%2Flabels%3AProjects%2FRoadmap", RecordRef{"cin_w", "labels", "Projects/Roadmap"}, FormURI},
+		{"pdpp://record/" + RecordHandle(RecordRef{"cin_w", "labels", "Projects/Roadmap"}), RecordRef{"cin_w", "labels", "Projects/Roadmap"}, FormURI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -70,7 +82,15 @@ func TestParseIDRejects(t *testing.T) {
 		{"cin_aaa/extra/orders:o1", ReasonInvalidCharacters, "invalid characters.*more than one '/'"},
 		{"a/b/orders:o1", ReasonInvalidCharacters, "more than one '/'"},
 		{`cin_a/or\ders:o1`, ReasonInvalidCharacters, "invalid characters"},
-		{"cin:a/orders:o1", ReasonInvalidCharacters, `connection_id "cin:a" contains invalid characters: ':'`},
+		{"cin_a/orders:..", ReasonInvalidCharacters, `"." or ".." segment`},
+		{"cin_a/orders:.", ReasonInvalidCharacters, `"." or ".." segment`},
+		{"cin_a/orders:a/./b", ReasonInvalidCharacters, `"." or ".." segment`},
+		{"cin_a/orders:a/..", ReasonInvalidCharacters, `"." or ".." segment`},
+		{`cin_a/orders:a\..\b`, ReasonInvalidCharacters, `"." or ".." segment`},
+		{"cin_a/or..ders:o1", ReasonInvalidCharacters, "path traversal"},
+		{"cin_a/:o1", ReasonFormat, "empty stream"},
+		{"cin_a/orders: ", ReasonEmpty, "record_id is blank"},
+		{"cin_a/orders:a\nb", ReasonInvalidCharacters, "control characters"},
 		{"cin_a/orders:o\x001", ReasonInvalidCharacters, "control characters"},
 		{"cin_a/ :o1", ReasonEmpty, "stream is blank"},
 		{"cin_a/orders:\xff", ReasonInvalidUTF8, "UTF-8"},
@@ -126,7 +146,13 @@ func TestValidateSegment(t *testing.T) {
 		{"stream", "a\x7fb", ReasonInvalidCharacters},
 		{"stream", "a\xc3", ReasonInvalidUTF8},
 		{"connection_id", "cin:1", ReasonInvalidCharacters},
+		{"stream", "s:1", ReasonInvalidCharacters},
 		{"record_id", "cin:1", ""},
+		{"record_id", "Projects/Roadmap", ""},
+		{"record_id", "a..b", ""},
+		{"record_id", "../x", ReasonInvalidCharacters},
+		{"record_id", `x\.`, ReasonInvalidCharacters},
+		{"record_id", "a\tb", ReasonInvalidCharacters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.label+"/"+tt.v, func(t *testing.T) {
@@ -157,6 +183,8 @@ func TestRecordRefID(t *testing.T) {
 	}{
 		{RecordRef{"cin_a", "messages", "m1"}, "cin_a/messages:m1"},
 		{RecordRef{"", "messages", "m:1"}, "messages:m:1"},
+		{RecordRef{"cin_w", "labels", "Projects/Roadmap"}, "cin_w/labels:Projects/Roadmap"},
+		{RecordRef{"", "labels", "a/b:c"}, "labels:a/b:c"},
 	}
 	for _, tt := range tests {
 		if got := tt.ref.ID(); got != tt.want {
@@ -171,7 +199,8 @@ func TestRecordRefID(t *testing.T) {
 
 func FuzzParseID(f *testing.F) {
 	for _, s := range []string{"cin_aaa/orders:o1", "orders:o1", "a/b/orders:o1", "orders:../../etc/passwd",
-		"pdpp://record/cin_a%2Fmessages%3Am1", "pdpp://record/" + RecordHandle(RecordRef{"c", "s", "r"}), ":", "/:", "x/y:z:w"} {
+		"pdpp://record/cin_a%2Fmessages%3Am1", "pdpp://record/" + RecordHandle(RecordRef{"c", "s", "r"}), ":", "/:", "x/y:z:w",
+		"cin_w/labels:Projects/Roadmap", "labels:a/../b", "c/s:./x", `c/s:a\..`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -182,12 +211,20 @@ func FuzzParseID(f *testing.F) {
 			}
 			return
 		}
-		for _, seg := range []string{ref.ConnectionID, ref.Stream, ref.RecordID} {
-			if strings.ContainsAny(seg, `/\`) || strings.Contains(seg, "..") || !utf8.ValidString(seg) || len(seg) > MaxSegmentBytes {
+		for _, seg := range []string{ref.ConnectionID, ref.Stream} {
+			if strings.ContainsAny(seg, `/\:`) || strings.Contains(seg, "..") || !utf8.ValidString(seg) || len(seg) > MaxSegmentBytes {
 				t.Fatalf("accepted unsafe segment %q from %q", seg, s)
 			}
 		}
-		if ref.Stream == "" || ref.RecordID == "" || strings.Contains(ref.ConnectionID, ":") {
+		for piece := range strings.FieldsFuncSeq(ref.RecordID, func(r rune) bool { return r == '/' || r == '\\' }) {
+			if piece == "." || piece == ".." {
+				t.Fatalf("accepted traversal record id %q from %q", ref.RecordID, s)
+			}
+		}
+		if !utf8.ValidString(ref.RecordID) || len(ref.RecordID) > MaxSegmentBytes || strings.ContainsFunc(ref.RecordID, unicode.IsControl) {
+			t.Fatalf("accepted unsafe record id %q from %q", ref.RecordID, s)
+		}
+		if ref.Stream == "" || ref.RecordID == "" {
 			t.Fatalf("accepted incomplete ref %+v from %q", ref, s)
 		}
 		back, _, err := ParseID(ref.ID())
