@@ -37,6 +37,22 @@ func ToolNames() []string {
 	return names
 }
 
+// ToolInfo names one advertised tool and says what it does, for setup
+// pages and documentation that must not drift from tools/list.
+type ToolInfo struct {
+	Name, Description string
+}
+
+// Tools lists the advertised tools in tools/list order.
+func Tools() []ToolInfo {
+	specs := catalog()
+	out := make([]ToolInfo, len(specs))
+	for i, t := range specs {
+		out[i] = ToolInfo{Name: t.Name, Description: t.Description}
+	}
+	return out
+}
+
 // readOnly is the annotation set shared by every tool: all six only read,
 // are safe to repeat, and touch nothing outside the grant.
 func readOnly() mcp.ToolAnnotation {

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -38,7 +39,7 @@ func sdkSession(t *testing.T, token string) (*sdk.ClientSession, *testenv.RS) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(a.Hosted(adapter.HostedOptions{}))
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{}))
 	t.Cleanup(hs.Close)
 	client := sdk.NewClient(&sdk.Implementation{Name: "client-class-test", Version: "1"}, nil)
 	sess, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{

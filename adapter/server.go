@@ -43,9 +43,8 @@ type Config struct {
 	SourceTimeout time.Duration
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
-	// Metrics, when set, records per-tool calls, errors and latency. Wrap
-	// the RS client's transport with Metrics.Transport for RS statuses.
-	Metrics *Metrics
+	// Observer, when set, is told about every tool call (metrics).
+	Observer Observer
 }
 
 // Server is one configured MCP adapter.
@@ -149,7 +148,9 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		}
 		elapsed := time.Since(start)
 		sum := summarize(res)
-		s.cfg.Metrics.observe(spec.Name, sum, elapsed)
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.ObserveTool(ToolCall{Tool: spec.Name, IsError: sum.isError, ErrorCode: sum.code, Duration: elapsed})
+		}
 		if sum.isError {
 			s.log.Info("tool call", "tool", spec.Name, "error_code", sum.code, "duration_ms", elapsed.Milliseconds())
 		} else {

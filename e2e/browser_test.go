@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -149,7 +150,7 @@ func browserAdapter(t *testing.T, rsURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(a.Hosted(adapter.HostedOptions{}))
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{}))
 	t.Cleanup(hs.Close)
 	return hs.URL
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 )
 
 // startBounded starts cmd and registers its end: killed by PID when the
@@ -70,7 +70,7 @@ func startServe(t testing.TB) string {
 func stdioCommand(t testing.TB, bearers ...string) *exec.Cmd {
 	t.Helper()
 	root := t.TempDir()
-	path, err := adapter.CacheFilePath(root, mockRS.RSURL)
+	path, err := credcache.CacheFilePath(root, mockRS.RSURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
@@ -187,7 +189,7 @@ func grantToken(ds *rstest.Dataset, id string) string {
 }
 
 // writeDemoCache writes the `pdpp connect` cache file the stdio adapter
-// reads (adapter.LoadGrants). An empty root means a fresh temporary
+// reads (credcache.LoadTokens). An empty root means a fresh temporary
 // directory that cleanup removes; a given root is left in place.
 func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
 	cleanup := func() {}
@@ -198,7 +200,7 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 		}
 		root, cleanup = dir, func() { _ = os.RemoveAll(dir) }
 	}
-	path, err := adapter.CacheFilePath(root, rsURL)
+	path, err := credcache.CacheFilePath(root, rsURL)
 	if err != nil {
 		return "", cleanup, err
 	}
@@ -257,12 +259,12 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 			fmt.Fprintf(&b, "  %-8s %s  %s\n           %s\n", g.ConnectorKey, g.ID, describe(g), g.Token)
 		}
 	}
-	fmt.Fprintf(&b, "\nClaude Code:\n  %s\n\n", adapter.ClaudeCodeCommand(r.MCPURL, r.Bearer))
-	fmt.Fprintf(&b, "Codex:\n  %s\n  %s\n\n", adapter.BearerExportLine(r.Bearer), adapter.CodexCommand(r.MCPURL))
+	fmt.Fprintf(&b, "\nClaude Code:\n  %s\n\n", hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer))
+	fmt.Fprintf(&b, "Codex:\n  %s\n  %s\n\n", hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
 	fmt.Fprintf(&b, "stdio (credentials from the demo cache %s):\n  %s %s\n  %s\n\n", r.CacheRoot, exe,
-		strings.Join(adapter.StdioArgs(r.RSURL, r.CacheRoot), " "), adapter.StdioConfigJSON(exe, r.RSURL, r.CacheRoot))
+		strings.Join(hosted.StdioArgs(r.RSURL, r.CacheRoot), " "), hosted.StdioConfigJSON(exe, r.RSURL, r.CacheRoot))
 	b.WriteString("Press Ctrl-C to stop.\n")
 	_, _ = io.WriteString(w, b.String())
 }

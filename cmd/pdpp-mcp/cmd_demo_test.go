@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -166,13 +168,9 @@ func TestDemoJSON(t *testing.T) {
 	}
 
 	// The demo cache holds every usable, non-overlapping client grant.
-	grants, _, err := adapter.LoadGrants(ready.CacheRoot, ready.RSURL, time.Now())
+	cached, _, err := credcache.LoadTokens(ready.CacheRoot, ready.RSURL, time.Now())
 	if err != nil {
 		t.Fatalf("demo credential cache: %v", err)
-	}
-	var cached []string
-	for _, g := range grants {
-		cached = append(cached, g.Bearer)
 	}
 	if diff := cmp.Diff([]string{demodata.GmailToken, demodata.SlackToken, demodata.ChatGPTToken, demodata.GitHubToken}, cached); diff != "" {
 		t.Errorf("cached bearers (-want +got):\n%s", diff)
@@ -204,7 +202,7 @@ func TestDemoJSON(t *testing.T) {
 	}
 
 	// The printed stdio config works against the same RS and cache.
-	stdio := exec.Command(bin, adapter.StdioArgs(ready.RSURL, ready.CacheRoot)...)
+	stdio := exec.Command(bin, hosted.StdioArgs(ready.RSURL, ready.CacheRoot)...)
 	stdio.Env = []string{"PATH=" + os.Getenv("PATH")}
 	stdio.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo-test","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")

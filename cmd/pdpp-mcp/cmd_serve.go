@@ -14,7 +14,10 @@ import (
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/bearerauth"
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -62,7 +65,7 @@ type hostedConfig struct {
 	// MaxBodyBytes caps /mcp request bodies; default 1 MiB.
 	MaxBodyBytes int64
 	// Auth selects JWT / introspection; zero = the RS schema probe.
-	Auth adapter.AuthOptions
+	Auth bearerauth.Options
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -70,18 +73,18 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	metrics := adapter.NewMetrics()
+	metrics := hosted.NewMetrics()
 	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + version,
 		Transport: metrics.Transport(nil)})
 	if err != nil {
 		return nil, err
 	}
 	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: version, CursorKey: cfg.CursorKey,
-		Logger: cfg.Logger, Metrics: metrics})
+		Logger: cfg.Logger, Observer: metrics})
 	if err != nil {
 		return nil, err
 	}
-	return a.Hosted(adapter.HostedOptions{
+	return hosted.New(a, hosted.Options{
 		PublicURL:            cfg.PublicURL,
 		AllowedOrigins:       cfg.AllowedOrigins,
 		TrustedProxies:       cfg.TrustedProxies,
@@ -89,6 +92,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
 		Metrics:              metrics,
+		Logger:               cfg.Logger,
 	}), nil
 }
 
@@ -164,7 +168,7 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 	if strings.TrimSpace(*providerURL) == "" {
 		return fail("missing --provider-url (or PDPP_PROVIDER_URL)")
 	}
-	norm, err := adapter.NormalizeProviderURL(*providerURL)
+	norm, err := credcache.NormalizeProviderURL(*providerURL)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -193,7 +197,7 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 		}
 	}
 	if *jwtIssuer != "" || *jwtKeys != "" || *jwksURL != "" {
-		jo := &adapter.JWTOptions{Issuer: *jwtIssuer, Audience: *jwtAudience, JWKSURL: *jwksURL}
+		jo := &bearerauth.JWTOptions{Issuer: *jwtIssuer, Audience: *jwtAudience, JWKSURL: *jwksURL}
 		switch {
 		case jo.Issuer == "":
 			return fail("--jwt-keys/--jwks-url need --jwt-issuer")
@@ -212,7 +216,7 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 			if err != nil {
 				return fail("--jwt-keys: %v", err)
 			}
-			if jo.Keys, err = adapter.ParseKeySet(raw); err != nil {
+			if jo.Keys, err = bearerauth.ParseKeySet(raw); err != nil {
 				return fail("--jwt-keys %s: %v", *jwtKeys, err)
 			}
 		}
@@ -226,7 +230,7 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 		if (*introID == "") != (secret == "") {
 			return fail("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET, or neither")
 		}
-		f.cfg.Auth.Introspection = &adapter.IntrospectionOptions{URL: *introURL, ClientID: *introID, ClientSecret: secret}
+		f.cfg.Auth.Introspection = &bearerauth.IntrospectionOptions{URL: *introURL, ClientID: *introID, ClientSecret: secret}
 	}
 	return f, exitOK, true
 }

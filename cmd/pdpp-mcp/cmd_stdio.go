@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -82,24 +83,28 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintln(stderr, "pdpp-mcp: Refusing to start: owner credentials (PDPP_OWNER_TOKEN / PDPP_OWNER_SESSION_COOKIE) are present in the environment. Unset them before running the MCP adapter.")
 		return exitNoPerm
 	}
-	providerURL, err := adapter.NormalizeProviderURL(f.providerURL)
+	providerURL, err := credcache.NormalizeProviderURL(f.providerURL)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	grants, path, err := adapter.LoadGrants(f.cacheRoot, providerURL, time.Now())
+	tokens, path, err := credcache.LoadTokens(f.cacheRoot, providerURL, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
-		var ce *adapter.CredentialError
+		var ce *credcache.CredentialError
 		if errors.As(err, &ce) {
 			switch ce.Code {
-			case adapter.CredOwnerRefused:
+			case credcache.CredOwnerRefused:
 				return exitNoPerm
-			case adapter.CredBadURL:
+			case credcache.CredBadURL:
 				return exitUsage
 			}
 		}
 		return exitConfig
+	}
+	grants := make([]adapter.Grant, len(tokens))
+	for i, tok := range tokens {
+		grants[i] = adapter.NewGrant(tok)
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + version})

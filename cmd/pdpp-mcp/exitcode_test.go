@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
@@ -123,7 +123,7 @@ wait:
 // cacheWith writes a `pdpp connect` cache for providerURL under dir/.pdpp.
 func cacheWith(t *testing.T, dir, providerURL, content string) {
 	t.Helper()
-	path, err := adapter.CacheFilePath(filepath.Join(dir, ".pdpp"), providerURL)
+	path, err := credcache.CacheFilePath(filepath.Join(dir, ".pdpp"), providerURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,13 @@
-package adapter
+// Package hosted is the adapter's HTTP door: stateless Streamable HTTP at
+// /mcp behind the checks that run before any MCP method (Origin, method,
+// media types, body size, bearer, token kind), the RFC 9728
+// protected-resource metadata, the setup pages (/connect, /llms.txt),
+// health endpoints and Prometheus metrics.
+//
+// It wraps an *adapter.Server and learns token kinds with a
+// bearerauth.Verifier whose last resort asks the RS through the adapter's
+// schema cache.
+package hosted
 
 import (
 	"bytes"
@@ -6,28 +15,32 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // Hosted HTTP defaults.
 const (
 	defaultMaxBodyBytes = 1 << 20 // 1 MiB of JSON-RPC is far more than any tool call needs
-	maxBearerBytes      = 4096
 	mcpPath             = "/mcp"
 	prmPath             = "/.well-known/oauth-protected-resource"
 	// authCheckTimeout bounds how long a request waits for its token kind.
 	authCheckTimeout = 10 * time.Second
 )
 
-// HostedOptions configures the hosted Streamable HTTP surface. The zero
+// Options configures the hosted Streamable HTTP surface. The zero
 // value is a safe loopback setup: origin from the Host header, browser
 // origins limited to loopback, token kind from the RS schema probe.
-type HostedOptions struct {
+type Options struct {
 	// PublicURL is the origin clients use (https://host[:port]); metadata,
 	// challenges, the Origin allowlist and the JWT audience name it.
 	// Empty: derived from each request (see TrustedProxies).
@@ -43,30 +56,42 @@ type HostedOptions struct {
 	// AuthorizationServers are advertised in the protected-resource
 	// metadata; default: the RS's own.
 	AuthorizationServers []string
-	// Auth selects how token kinds are learned (JWT, introspection, RS).
-	Auth AuthOptions
-	// Metrics, when set, is served at GET /metrics (Prometheus).
+	// Auth selects how token kinds are learned (JWT, introspection); the
+	// RS schema probe is always the last resort. A JWT configuration
+	// without an Audience gets the MCP resource URL (<PublicURL>/mcp).
+	Auth bearerauth.Options
+	// Metrics, when set, is served at GET /metrics (Prometheus). Pass the
+	// same value as adapter.Config.Observer to count tool calls.
 	Metrics *Metrics
+	// Logger receives the access log and auth diagnostics (never
+	// bearers). Default: discard.
+	Logger *slog.Logger
 }
 
-// Hosted returns the hosted HTTP handler: /mcp (stateless Streamable HTTP,
-// JSON responses), the RFC 9728 metadata, and health endpoints.
-func (s *Server) Hosted(opts HostedOptions) http.Handler {
+// New returns the hosted HTTP handler for a: /mcp (stateless Streamable
+// HTTP, JSON responses), the RFC 9728 metadata, setup pages, health and
+// metrics endpoints.
+func New(a *adapter.Server, opts Options) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
 	}
-	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
-	audience := ""
-	if opts.PublicURL != "" {
-		audience = opts.PublicURL + mcpPath
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &hosted{s: s, opts: opts, auth: newAuthenticator(s, opts.Auth, audience)}
-	h.stream = server.NewStreamableHTTPServer(s.mcp,
+	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	auth := opts.Auth
+	if auth.JWT != nil && auth.JWT.Audience == "" && opts.PublicURL != "" {
+		jwt := *auth.JWT
+		jwt.Audience = opts.PublicURL + mcpPath
+		auth.JWT = &jwt
+	}
+	h := &hosted{a: a, opts: opts, log: opts.Logger, auth: bearerauth.New(auth, schemaProbe(a))}
+	h.stream = server.NewStreamableHTTPServer(a.MCP(),
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if g, ok := r.Context().Value(requestGrantKey{}).(Grant); ok {
-				return WithRequestGrant(ctx, g)
+			if g, ok := r.Context().Value(requestGrantKey{}).(adapter.Grant); ok {
+				return adapter.WithRequestGrant(ctx, g)
 			}
 			return ctx
 		}),
@@ -83,14 +108,40 @@ func (s *Server) Hosted(opts HostedOptions) http.Handler {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
 	registerPages(mux, h)
-	return accessLog(mux, s.log)
+	return accessLog(mux, h.log)
 }
 
 type hosted struct {
-	s      *Server
-	opts   HostedOptions
-	auth   *authenticator
+	a      *adapter.Server
+	opts   Options
+	log    *slog.Logger
+	auth   *bearerauth.Verifier
 	stream *server.StreamableHTTPServer
+}
+
+// requestGrantKey carries a verified request's grant from serveMCP to
+// mcp-go's context function, which hands it to the adapter.
+type requestGrantKey struct{}
+
+// schemaProbe is the verifier's last resort: the RS schema document's
+// `bearer.token_kind`, through the adapter's schema cache (so the first
+// tool call does not fetch it again).
+func schemaProbe(a *adapter.Server) bearerauth.Probe {
+	return func(ctx context.Context, token string) (bearerauth.Verdict, error) {
+		kind, err := a.TokenKind(ctx, adapter.NewGrant(token))
+		if errors.Is(err, adapter.ErrOwnerToken) {
+			// The schema cache itself refuses non-client kinds.
+			return bearerauth.VerdictRefused, nil
+		}
+		if err != nil {
+			var rsErr *rsclient.Error
+			if errors.As(err, &rsErr) && (rsErr.Status == http.StatusUnauthorized || rsErr.Status == http.StatusForbidden) {
+				return bearerauth.VerdictInvalid, nil
+			}
+			return bearerauth.VerdictUnknown, bearerauth.ErrUnavailable
+		}
+		return bearerauth.KindVerdict(kind), nil
+	}
 }
 
 // serveMCP runs every check before any MCP method: Origin, method, media
@@ -122,20 +173,20 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
-	g := NewGrant(bearer)
+	g := adapter.NewGrant(bearer)
 	ctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
-	v, err := h.auth.classify(ctx, g)
+	v, err := h.auth.Verify(ctx, bearer)
 	cancel()
 	switch {
 	case err != nil:
-		h.s.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
+		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
 		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
 		return
-	case v == verdictInvalid:
+	case v == bearerauth.VerdictInvalid:
 		h.challenge(w, r, "Invalid or expired token")
 		return
-	case v != verdictClient:
-		h.s.log.Info("refused non-client token", "token", g.Key)
+	case v != bearerauth.VerdictClient:
+		h.log.Info("refused non-client token", "token", g.Key)
 		writeHTTPError(w, http.StatusForbidden, "permission_error",
 			"MCP requires a grant-scoped client token; owner and control-plane tokens are refused", nil)
 		return
@@ -150,7 +201,7 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	h.stream.ServeHTTP(w, r.WithContext(WithRequestGrant(r.Context(), g)))
+	h.stream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestGrantKey{}, g)))
 }
 
 // authErrorKind names an auth failure for logs without its text, which
@@ -159,7 +210,7 @@ func authErrorKind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
-	case errors.Is(err, errAuthUnavailable):
+	case errors.Is(err, bearerauth.ErrUnavailable):
 		return "unavailable"
 	}
 	return "other"
@@ -187,22 +238,10 @@ func bearerToken(values []string) (string, bool) {
 	}
 	scheme, tok, ok := strings.Cut(values[0], " ")
 	tok = strings.TrimSpace(tok)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > maxBearerBytes || !isTokenChars(tok) {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !bearerauth.WellFormed(tok) {
 		return "", false
 	}
 	return tok, true
-}
-
-// isTokenChars accepts printable ASCII without spaces: RFC 6750's b64token
-// plus the other visible characters opaque tokens use. Control characters
-// and non-ASCII could split or smuggle headers on the way to the RS.
-func isTokenChars(tok string) bool {
-	for i := 0; i < len(tok); i++ {
-		if tok[i] <= ' ' || tok[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
@@ -210,7 +249,7 @@ func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	if len(servers) == 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		if prm, err := h.s.prm.get(ctx, h.s.rs); err == nil {
+		if prm, err := h.a.ProtectedResourceMetadata(ctx); err == nil {
 			servers = prm.AuthorizationServers
 		}
 	}
@@ -224,7 +263,7 @@ func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		"resource_name":              "PDPP MCP adapter",
 		"authorization_servers":      servers,
 		"bearer_methods_supported":   []string{"header"},
-		"pdpp_token_kinds_supported": []string{kindClient},
+		"pdpp_token_kinds_supported": []string{bearerauth.KindClient},
 		"mcp_endpoint":               h.origin(r) + mcpPath,
 	})
 }
@@ -232,8 +271,8 @@ func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 func (h *hosted) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	if _, _, err := h.s.rs.ProtectedResourceMetadata(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": errorCode(err)})
+	if _, _, err := h.a.RS().ProtectedResourceMetadata(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err)})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -63,8 +65,8 @@ func withRS(o authOutcome, rs ...string) authOutcome { o.RS = rs; return o }
 func TestHostedJWTAuth(t *testing.T) {
 	t.Parallel()
 	is := newIssuer(t)
-	env := startHosted(t, adapter.HostedOptions{PublicURL: publicURL, Auth: adapter.AuthOptions{
-		JWT: &adapter.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL, Keys: is.hmacKeys(t)},
+	env := startHosted(t, hosted.Options{PublicURL: publicURL, Auth: bearerauth.Options{
+		JWT: &bearerauth.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL, Keys: is.hmacKeys(t)},
 	}}, adapter.Config{})
 	now := env.clock.Now()
 	c := is.claims(now)
@@ -139,8 +141,8 @@ func TestHostedIntrospectionAuth(t *testing.T) {
 		demodata.OwnerToken: {"active": true, "token_kind": "owner"},
 		inactiveOpaque:      {"active": false, "pdpp_token_kind": "client"},
 	})
-	env := startHosted(t, adapter.HostedOptions{PublicURL: publicURL, Auth: adapter.AuthOptions{
-		Introspection: &adapter.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "s3cret"},
+	env := startHosted(t, hosted.Options{PublicURL: publicURL, Auth: bearerauth.Options{
+		Introspection: &bearerauth.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "s3cret"},
 	}}, adapter.Config{})
 	cases := []struct {
 		name      string
@@ -181,12 +183,12 @@ func TestHostedAuthUnavailable(t *testing.T) {
 	is.jwksDown.Store(true)
 	in := newIntrospection(t, nil)
 	in.failed.Store(true)
-	jwtEnv := startHosted(t, adapter.HostedOptions{PublicURL: publicURL, Auth: adapter.AuthOptions{
-		JWT: &adapter.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL}}}, adapter.Config{})
-	introEnv := startHosted(t, adapter.HostedOptions{PublicURL: publicURL, Auth: adapter.AuthOptions{
-		Introspection: &adapter.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "s3cret"}}}, adapter.Config{})
-	badCreds := startHosted(t, adapter.HostedOptions{PublicURL: publicURL, Auth: adapter.AuthOptions{
-		Introspection: &adapter.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "wrong"}}}, adapter.Config{})
+	jwtEnv := startHosted(t, hosted.Options{PublicURL: publicURL, Auth: bearerauth.Options{
+		JWT: &bearerauth.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL}}}, adapter.Config{})
+	introEnv := startHosted(t, hosted.Options{PublicURL: publicURL, Auth: bearerauth.Options{
+		Introspection: &bearerauth.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "s3cret"}}}, adapter.Config{})
+	badCreds := startHosted(t, hosted.Options{PublicURL: publicURL, Auth: bearerauth.Options{
+		Introspection: &bearerauth.IntrospectionOptions{URL: in.url, ClientID: "cli_mcp", ClientSecret: "wrong"}}}, adapter.Config{})
 	jwtTok := is.sign(t, "RS256", is.claims(jwtEnv.clock.Now()))
 	cases := []struct {
 		name  string
@@ -215,8 +217,8 @@ func TestHostedAuthUnavailable(t *testing.T) {
 func TestHostedJWTNeedsAudience(t *testing.T) {
 	t.Parallel()
 	is := newIssuer(t)
-	env := startHosted(t, adapter.HostedOptions{Auth: adapter.AuthOptions{
-		JWT: &adapter.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL}}}, adapter.Config{})
+	env := startHosted(t, hosted.Options{Auth: bearerauth.Options{
+		JWT: &bearerauth.JWTOptions{Issuer: is.iss, JWKSURL: is.jwksURL}}}, adapter.Config{})
 	c := with(is.claims(env.clock.Now()), map[string]any{"aud": env.url + "/mcp"})
 	res := post(t, env.url, "Bearer "+is.sign(t, "RS256", c), toolsCallSchema, nil)
 	if res.Status != http.StatusUnauthorized {

@@ -1,4 +1,4 @@
-package adapter
+package hosted
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	texttemplate "text/template"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
 // Setup pages: /connect ("Connect an AI app", for people) and /llms.txt
@@ -66,7 +68,7 @@ type toolLine struct{ Name, Summary string }
 // or provider URL is not safe to print in a command.
 func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 	origin := h.origin(r)
-	provider := h.s.rs.BaseURL()
+	provider := h.a.RS().BaseURL()
 	if !safeURL.MatchString(origin) || !safeURL.MatchString(provider) {
 		return pageData{}, false
 	}
@@ -85,7 +87,7 @@ func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 		PDPPConnect:  "pdpp connect " + provider,
 		StdioConfig:  StdioConfigJSON("pdpp-mcp", provider, ""),
 	}
-	for _, t := range catalog() {
+	for _, t := range adapter.Tools() {
 		d.Tools = append(d.Tools, toolLine{Name: t.Name, Summary: firstSentence(t.Description)})
 	}
 	return d, true
@@ -113,7 +115,7 @@ func (h *hosted) servePage(w http.ResponseWriter, r *http.Request, contentType s
 	}
 	var b bytes.Buffer
 	if err := render(&b, d); err != nil {
-		h.s.log.Error("render setup page", "path", r.URL.Path, "error", err)
+		h.log.Error("render setup page", "path", r.URL.Path, "error", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

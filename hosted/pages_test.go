@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -39,7 +40,7 @@ func startPagesServer(t *testing.T, publicURL string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Hosted(adapter.HostedOptions{PublicURL: publicURL}))
+	hs := httptest.NewServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
 	t.Cleanup(hs.Close)
 	return hs
 }

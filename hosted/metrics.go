@@ -1,4 +1,4 @@
-package adapter
+package hosted
 
 import (
 	"net/http"
@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
 // Metrics are the adapter's Prometheus series: per tool calls,
@@ -113,23 +115,19 @@ var knownCodes = map[string]bool{
 	"unknown_field": true, "cursor_expired": true, "grant_revoked": true, "grant_expired": true, "internal_error": true,
 }
 
-func (m *Metrics) observe(tool string, res resultSummary, d time.Duration) {
+// ObserveTool counts one tool call: adapter.Config.Observer.
+// A nil *Metrics observes nothing.
+func (m *Metrics) ObserveTool(c adapter.ToolCall) {
 	if m == nil {
 		return
 	}
-	m.calls.WithLabelValues(tool).Inc()
-	m.duration.WithLabelValues(tool).Observe(d.Seconds())
-	if res.isError {
-		code := res.code
+	m.calls.WithLabelValues(c.Tool).Inc()
+	m.duration.WithLabelValues(c.Tool).Observe(c.Duration.Seconds())
+	if c.IsError {
+		code := c.ErrorCode
 		if !knownCodes[code] {
 			code = "other"
 		}
-		m.errors.WithLabelValues(tool, code).Inc()
+		m.errors.WithLabelValues(c.Tool, code).Inc()
 	}
-}
-
-// resultSummary is what metrics and logs keep of a result: never content.
-type resultSummary struct {
-	isError bool
-	code    string
 }

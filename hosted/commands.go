@@ -1,4 +1,4 @@
-package adapter
+package hosted
 
 import "encoding/json"
 

@@ -1,4 +1,4 @@
-package adapter
+package bearerauth
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func newJWKSCache(url string, hc *http.Client, now func() time.Time) *jwksCache 
 
 // get returns the cached keys, fetching when stale or when kid is unknown
 // and the last attempt is old enough. A fetch failure with keys in hand
-// keeps the old keys; with none it is errAuthUnavailable.
+// keeps the old keys; with none it is ErrUnavailable.
 func (c *jwksCache) get(ctx context.Context, kid string) ([]VerificationKey, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,7 +45,7 @@ func (c *jwksCache) get(ctx context.Context, kid string) ([]VerificationKey, err
 		if keys, err := c.fetch(ctx); err == nil {
 			c.keys, c.at = keys, now
 		} else if c.keys == nil {
-			return nil, errAuthUnavailable
+			return nil, ErrUnavailable
 		}
 	}
 	return c.keys, nil
@@ -65,7 +65,7 @@ func (c *jwksCache) fetch(ctx context.Context) ([]VerificationKey, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, errAuthUnavailable
+		return nil, ErrUnavailable
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxKeySetBytes+1))
 	if err != nil {

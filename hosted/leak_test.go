@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -129,7 +130,7 @@ func TestBearerNeverLeaks(t *testing.T) {
 			}
 			// Hosted: every bearer, every call, full HTTP responses.
 			hostedSrv, _ := adapter.New(adapter.Config{RS: rc, Logger: logger})
-			hs := httptest.NewServer(hostedSrv.Hosted(adapter.HostedOptions{PublicURL: publicURL}))
+			hs := httptest.NewServer(hosted.New(hostedSrv, hosted.Options{PublicURL: publicURL, Logger: logger}))
 			t.Cleanup(hs.Close)
 			for _, b := range bearers {
 				for i, c := range leakCalls {

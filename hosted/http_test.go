@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -21,7 +22,7 @@ import (
 
 // newHandler is the hosted handler over a mock RS, for in-process requests
 // whose RemoteAddr and Host the test chooses.
-func newHandler(t *testing.T, opts adapter.HostedOptions) (http.Handler, *testenv.RS) {
+func newHandler(t *testing.T, opts hosted.Options) (http.Handler, *testenv.RS) {
 	t.Helper()
 	rs := testenv.StartRS(t, testenv.Options{})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
@@ -32,7 +33,7 @@ func newHandler(t *testing.T, opts adapter.HostedOptions) (http.Handler, *testen
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv.Hosted(opts), rs
+	return hosted.New(srv, opts), rs
 }
 
 // countingReader counts the bytes a handler pulled from a request body.
@@ -52,7 +53,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // request reach the RS.
 func TestHostedRequestChecks(t *testing.T) {
 	t.Parallel()
-	h, rs := newHandler(t, adapter.HostedOptions{PublicURL: publicURL, AllowedOrigins: []string{"https://app.example.test/"}, MaxBodyBytes: 4096})
+	h, rs := newHandler(t, hosted.Options{PublicURL: publicURL, AllowedOrigins: []string{"https://app.example.test/"}, MaxBodyBytes: 4096})
 	good := "Bearer " + demodata.GmailToken
 	cases := []struct {
 		name       string
@@ -133,7 +134,7 @@ func TestHostedRequestChecks(t *testing.T) {
 func TestHostedBodyCap(t *testing.T) {
 	t.Parallel()
 	const limit = 1024
-	h, _ := newHandler(t, adapter.HostedOptions{PublicURL: publicURL, MaxBodyBytes: limit})
+	h, _ := newHandler(t, hosted.Options{PublicURL: publicURL, MaxBodyBytes: limit})
 	cases := []struct {
 		name     string
 		declared bool
@@ -181,7 +182,7 @@ func (zeroReader) Read(p []byte) (int, error) {
 // proxies.
 func TestHostedOriginWithoutPublicURL(t *testing.T) {
 	t.Parallel()
-	h, _ := newHandler(t, adapter.HostedOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	h, _ := newHandler(t, hosted.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	cases := []struct {
 		name          string
 		remote, host  string
@@ -233,12 +234,12 @@ func TestHostedMetadata(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
-		opts    adapter.HostedOptions
+		opts    hosted.Options
 		wantAS  []string
 		pathSfx string
 	}{
-		{"configured servers, MCP path", adapter.HostedOptions{PublicURL: publicURL + "/", AuthorizationServers: []string{"https://as.example.test"}}, []string{"https://as.example.test"}, "/mcp"},
-		{"configured servers, root document", adapter.HostedOptions{PublicURL: publicURL, AuthorizationServers: []string{"https://as.example.test"}}, []string{"https://as.example.test"}, ""},
+		{"configured servers, MCP path", hosted.Options{PublicURL: publicURL + "/", AuthorizationServers: []string{"https://as.example.test"}}, []string{"https://as.example.test"}, "/mcp"},
+		{"configured servers, root document", hosted.Options{PublicURL: publicURL, AuthorizationServers: []string{"https://as.example.test"}}, []string{"https://as.example.test"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,7 +270,7 @@ func TestHostedMetadata(t *testing.T) {
 	}
 	t.Run("authorization servers from the RS", func(t *testing.T) {
 		t.Parallel()
-		h, rs := newHandler(t, adapter.HostedOptions{PublicURL: publicURL})
+		h, rs := newHandler(t, hosted.Options{PublicURL: publicURL})
 		rc, _ := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 		prm, _, err := rc.ProtectedResourceMetadata(t.Context())
 		if err != nil {
@@ -291,7 +292,7 @@ func TestHostedMetadata(t *testing.T) {
 // sending 100 requests spread over one minute of (fake) time.
 func TestKindCheckCost(t *testing.T) {
 	t.Parallel()
-	env := startHosted(t, adapter.HostedOptions{PublicURL: publicURL}, adapter.Config{})
+	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
 	for range 100 {
 		if res := post(t, env.url, "Bearer "+demodata.GmailToken, toolsList, nil); res.Status != 200 {
 			t.Fatalf("status %d: %s", res.Status, res.Body)

@@ -1,4 +1,4 @@
-package adapter
+package bearerauth
 
 import (
 	"context"
@@ -47,14 +47,14 @@ type introspectionResponse struct {
 
 // introspect asks the endpoint about token. Inactive → invalid (401);
 // active with a kind → that kind's verdict; active without one → unknown
-// (the RS decides). Transport or protocol failures → errAuthUnavailable.
+// (the RS decides). Transport or protocol failures → ErrUnavailable.
 func (in *introspector) introspect(ctx context.Context, token string) (decision, error) {
 	ctx, cancel := context.WithTimeout(ctx, introspectionTimeout)
 	defer cancel()
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.opts.URL, strings.NewReader(form.Encode()))
 	if err != nil {
-		return decision{}, errAuthUnavailable
+		return decision{}, ErrUnavailable
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -64,23 +64,23 @@ func (in *introspector) introspect(ctx context.Context, token string) (decision,
 	resp, err := in.hc.Do(req)
 	if err != nil {
 		// err may quote the URL (never the token, which is in the body),
-		// but callers only see errAuthUnavailable.
-		return decision{}, errAuthUnavailable
+		// but callers only see ErrUnavailable.
+		return decision{}, ErrUnavailable
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return decision{}, errAuthUnavailable
+		return decision{}, ErrUnavailable
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxIntrospectionBytes+1))
 	if err != nil || len(body) > maxIntrospectionBytes {
-		return decision{}, errAuthUnavailable
+		return decision{}, ErrUnavailable
 	}
 	var ir introspectionResponse
 	if err := json.Unmarshal(body, &ir); err != nil {
-		return decision{}, errAuthUnavailable
+		return decision{}, ErrUnavailable
 	}
 	if !ir.Active {
-		return decision{verdict: verdictInvalid}, nil
+		return decision{verdict: VerdictInvalid}, nil
 	}
 	d := decision{verdict: claimedKind(ir.PDPPTokenKind, ir.TokenKind, ir.Kind, ir.Role, ir.Scope)}
 	if ir.Exp > 0 {
@@ -88,7 +88,7 @@ func (in *introspector) introspect(ctx context.Context, token string) (decision,
 		if !in.now().Before(d.expires) {
 			// An endpoint that calls an expired token active is wrong;
 			// trust the expiry it reported.
-			return decision{verdict: verdictInvalid}, nil
+			return decision{verdict: VerdictInvalid}, nil
 		}
 	}
 	return d, nil

@@ -1,4 +1,4 @@
-package contract
+package importrules
 
 import (
 	"errors"
@@ -15,22 +15,31 @@ import (
 
 // The import rules of DESIGN.md / CONTRIBUTING.md:
 //
-//	cmd ──▶ adapter ──▶ rsclient, schemaindex, contentladder
-//	e2e ──▶ cmd (binary), adapter, rsclient/rstest (the mock RS)
+//	cmd ──▶ hosted ──▶ adapter ──▶ rsclient, schemaindex, contentladder
+//	hosted ──▶ bearerauth, and the leaves
+//	bearerauth ──▶ no project package, no MCP module
+//	rsclient, schemaindex, contentladder ──▶ no project package, no MCP module
+//	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary)
+//	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
 // They are checked on the production import graph (transitively) read from
 // the source with go/build, which needs neither the network nor go.sum.
 // Test files may import helpers freely, except that nothing imports e2e or
-// cmd at all. Packages that do not exist yet are simply absent.
+// cmd at all, and only cmd and e2e import internal/credcache. Packages that
+// do not exist yet are simply absent.
 
 const modulePath = "github.com/pdpp/pdpp-mcp"
+
+// mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
+var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}
 
 // pkgGraph maps a module-relative package dir ("." for the root) to the
 // module-relative dirs it imports.
 type pkgGraph struct {
 	imports     map[string][]string // non-test imports
 	testImports map[string][]string // _test.go imports, both packages
+	external    map[string][]string // non-test imports from outside the module
 }
 
 // within reports whether pkg is dir or below it.
@@ -71,15 +80,31 @@ func importViolations(g pkgGraph) []string {
 		out = append(out, pkg+" imports "+dep+": "+rule)
 	}
 	leaves := []string{"rsclient", "schemaindex", "contentladder"}
+	// isLeaf: the mock RS lives under rsclient but is no leaf of the adapter.
+	isLeaf := func(dep string) bool { return withinAny(dep, leaves...) && !within(dep, "rsclient/rstest") }
 	for pkg := range g.imports {
-		for _, dep := range g.closure(pkg) {
+		closure := g.closure(pkg)
+		for _, dep := range closure {
 			switch {
 			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]):
 				report(pkg, dep, "rsclient, schemaindex and contentladder import no other project package")
-			case within(pkg, "adapter") && withinAny(dep, "cmd", "e2e", "rsclient/rstest"):
-				report(pkg, dep, "adapter imports no cmd, e2e or rsclient/rstest")
+			case within(pkg, "bearerauth") && !within(dep, "bearerauth"):
+				report(pkg, dep, "bearerauth imports no other project package")
+			case within(pkg, "adapter") && !within(dep, "adapter") && !isLeaf(dep):
+				report(pkg, dep, "adapter imports only rsclient, schemaindex and contentladder")
+			case within(pkg, "hosted") && !withinAny(dep, "hosted", "adapter", "bearerauth") && !isLeaf(dep):
+				report(pkg, dep, "hosted imports only adapter, bearerauth and the leaves")
 			case within(pkg, "rsclient/rstest") && (withinAny(dep, "adapter", "schemaindex", "contentladder") || !within(dep, "rsclient/rstest")):
 				report(pkg, dep, "rsclient/rstest imports nothing of the adapter side")
+			}
+		}
+		if withinAny(pkg, append(leaves, "bearerauth")...) {
+			for _, p := range append([]string{pkg}, closure...) {
+				for _, ext := range g.external[p] {
+					if slices.ContainsFunc(mcpModules, func(m string) bool { return within(ext, m) }) {
+						report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder or bearerauth")
+					}
+				}
 			}
 		}
 	}
@@ -90,6 +115,9 @@ func importViolations(g pkgGraph) []string {
 					if within(dep, top) && !within(pkg, top) {
 						report(pkg, dep, "nothing imports "+top)
 					}
+				}
+				if within(dep, "internal/credcache") && !withinAny(pkg, "internal/credcache", "cmd", "e2e") {
+					report(pkg, dep, "only cmd (and e2e) use internal/credcache")
 				}
 			}
 		}
@@ -120,7 +148,16 @@ func moduleRoot(t *testing.T) string {
 // readGraph reads the import graph of every package under root.
 func readGraph(t *testing.T, root string) pkgGraph {
 	t.Helper()
-	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}}
+	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}, external: map[string][]string{}}
+	outside := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			if p != modulePath && !strings.HasPrefix(p, modulePath+"/") && strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
 	project := func(paths []string) []string {
 		var out []string
 		for _, p := range paths {
@@ -157,6 +194,7 @@ func readGraph(t *testing.T, root string) pkgGraph {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		g.imports[rel] = project(pkg.Imports)
+		g.external[rel] = outside(pkg.Imports)
 		g.testImports[rel] = project(append(slices.Clone(pkg.TestImports), pkg.XTestImports...))
 		return nil
 	})
@@ -169,7 +207,7 @@ func readGraph(t *testing.T, root string) pkgGraph {
 func TestImportRules(t *testing.T) {
 	t.Parallel()
 	g := readGraph(t, moduleRoot(t))
-	if _, ok := g.imports["internal/contract"]; !ok {
+	if _, ok := g.imports["internal/importrules"]; !ok {
 		t.Fatalf("graph misses this package; packages read: %v", len(g.imports))
 	}
 	if diff := cmp.Diff([]string(nil), importViolations(g)); diff != "" {
@@ -187,7 +225,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		want  []string
 	}{
 		{name: "clean layering", graph: pkgGraph{imports: map[string][]string{
-			"cmd/pdpp-mcp":           {"adapter", "."},
+			"cmd/pdpp-mcp":           {"hosted", "adapter", "bearerauth", "internal/credcache", "."},
+			"hosted":                 {"adapter", "bearerauth", "rsclient"},
+			"bearerauth":             nil,
+			"internal/credcache":     {"bearerauth"},
 			"adapter":                {"rsclient", "schemaindex", "contentladder"},
 			"rsclient":               {"rsclient/internal/wire"},
 			"rsclient/rstest":        {"rsclient/rstest/internal/searchindex", "rsclient/rstest/demodata"},
@@ -196,6 +237,12 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"internal/contract":      {"."},
 			"e2e/harness":            nil,
 			"rsclient/internal/wire": nil,
+		}, testImports: map[string][]string{
+			"e2e": {"internal/credcache", "hosted"},
+		}, external: map[string][]string{
+			"adapter":    {"github.com/mark3labs/mcp-go/mcp"},
+			"hosted":     {"github.com/mark3labs/mcp-go/server"},
+			"bearerauth": {"github.com/golang-jwt/jwt/v5"},
 		}}},
 		{name: "leaf imports leaf", graph: pkgGraph{imports: map[string][]string{
 			"schemaindex": {"contentladder"},
@@ -208,8 +255,45 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"rsclient imports internal/helper: rsclient, schemaindex and contentladder import no other project package",
 		}},
 		{name: "adapter imports the mock", graph: pkgGraph{imports: map[string][]string{
-			"adapter/hosted": {"rsclient/rstest/internal/searchindex"},
-		}}, want: []string{"adapter/hosted imports rsclient/rstest/internal/searchindex: adapter imports no cmd, e2e or rsclient/rstest"}},
+			"adapter/toolschemas": {"rsclient/rstest/internal/searchindex"},
+		}}, want: []string{"adapter/toolschemas imports rsclient/rstest/internal/searchindex: adapter imports only rsclient, schemaindex and contentladder"}},
+		{name: "adapter imports the HTTP door", graph: pkgGraph{imports: map[string][]string{
+			"adapter": {"hosted"},
+		}}, want: []string{"adapter imports hosted: adapter imports only rsclient, schemaindex and contentladder"}},
+		{name: "adapter imports token verification", graph: pkgGraph{imports: map[string][]string{
+			"adapter": {"bearerauth"},
+		}}, want: []string{"adapter imports bearerauth: adapter imports only rsclient, schemaindex and contentladder"}},
+		{name: "hosted imports the credential cache", graph: pkgGraph{imports: map[string][]string{
+			"hosted":             {"internal/credcache"},
+			"internal/credcache": nil,
+		}}, want: []string{
+			"hosted imports internal/credcache: hosted imports only adapter, bearerauth and the leaves",
+			"hosted imports internal/credcache: only cmd (and e2e) use internal/credcache",
+		}},
+		{name: "bearerauth imports the adapter", graph: pkgGraph{imports: map[string][]string{
+			"bearerauth": {"adapter"},
+			"adapter":    {"rsclient"},
+		}}, want: []string{
+			"bearerauth imports adapter: bearerauth imports no other project package",
+			"bearerauth imports rsclient: bearerauth imports no other project package",
+		}},
+		{name: "bearerauth uses an MCP SDK", graph: pkgGraph{imports: map[string][]string{
+			"bearerauth": nil,
+		}, external: map[string][]string{
+			"bearerauth": {"github.com/modelcontextprotocol/go-sdk/auth"},
+		}}, want: []string{"bearerauth imports github.com/modelcontextprotocol/go-sdk/auth: no MCP types in rsclient, schemaindex, contentladder or bearerauth"}},
+		{name: "leaf uses MCP types through a subpackage", graph: pkgGraph{imports: map[string][]string{
+			"schemaindex":            {"schemaindex/internal/x"},
+			"schemaindex/internal/x": nil,
+		}, external: map[string][]string{
+			"schemaindex/internal/x": {"github.com/mark3labs/mcp-go/mcp"},
+		}}, want: []string{
+			"schemaindex imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder or bearerauth",
+			"schemaindex/internal/x imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder or bearerauth",
+		}},
+		{name: "adapter test uses the credential cache", graph: pkgGraph{testImports: map[string][]string{
+			"adapter": {"internal/credcache"},
+		}}, want: []string{"adapter imports internal/credcache: only cmd (and e2e) use internal/credcache"}},
 		{name: "mock imports the client", graph: pkgGraph{imports: map[string][]string{
 			"rsclient/rstest/internal/aggregation": {"rsclient"},
 		}}, want: []string{"rsclient/rstest/internal/aggregation imports rsclient: rsclient/rstest imports nothing of the adapter side"}},

@@ -1,4 +1,4 @@
-package adapter_test
+package credcache_test
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 )
 
 const credProvider = "http://127.0.0.1:7662"
@@ -26,7 +26,7 @@ func writeCache(t *testing.T, content string) string {
 	if content == "" {
 		return root
 	}
-	path, err := adapter.CacheFilePath(root, credProvider)
+	path, err := credcache.CacheFilePath(root, credProvider)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestCacheFilePath(t *testing.T) {
 		{"http://[::1]:8080", "clients/___1__8080.json"},
 	}
 	for _, tc := range cases {
-		got, err := adapter.CacheFilePath("/c", tc.url)
+		got, err := credcache.CacheFilePath("/c", tc.url)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.url, err)
 		}
@@ -58,7 +58,7 @@ func TestCacheFilePath(t *testing.T) {
 	}
 }
 
-func TestLoadGrants(t *testing.T) {
+func TestLoadTokens(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
@@ -67,39 +67,35 @@ func TestLoadGrants(t *testing.T) {
 		wantCode string
 		wantMsg  string // substring of the message
 	}{
-		{"missing file", "", nil, adapter.CredNotConnected, "Run `pdpp connect http://127.0.0.1:7662`"},
+		{"missing file", "", nil, credcache.CredNotConnected, "Run `pdpp connect http://127.0.0.1:7662`"},
 		{"minimal", `{"credential":{"access_token":"tok-a"}}`, []string{"tok-a"}, "", ""},
 		{"full TS shape", `{"provider_url":"http://127.0.0.1:7662/","scope":"s","credential":{"access_token":"tok-a","token_type":"Bearer","expires_at":"2026-05-01T00:00:00Z","grant_id":"g","scope":"s"}}`, []string{"tok-a"}, "", ""},
 		{"several grants, duplicates dropped", `{"credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b"},{"access_token":"tok-a"},{"access_token":"tok-c","expires_at":"2020-01-01T00:00:00Z"}]}`, []string{"tok-a", "tok-b"}, "", ""},
 		{"unparseable expires_at is not expired", `{"credential":{"access_token":"tok-a","expires_at":"soon"}}`, []string{"tok-a"}, "", ""},
-		{"owner pdpp_token_kind", `{"credential":{"access_token":"tok-a","pdpp_token_kind":"owner"}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner token_kind", `{"credential":{"access_token":"tok-a","token_kind":"OWNER"}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner kind", `{"credential":{"access_token":"tok-a","kind":" owner "}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner role", `{"credential":{"access_token":"tok-a","role":"Owner"}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner among several", `{"credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b","role":"owner"}]}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner label on the file", `{"pdpp_token_kind":"owner","credential":{"access_token":"tok-a"}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"owner even when expired", `{"credential":{"access_token":"tok-a","role":"owner","expires_at":"2020-01-01T00:00:00Z"}}`, nil, adapter.CredOwnerRefused, "owner token"},
-		{"expired", `{"credential":{"access_token":"tok-a","expires_at":"2026-04-25T15:00:00Z"}}`, nil, adapter.CredExpired, "is expired. Run `pdpp connect"},
-		{"no access token", `{"credential":{"token_type":"Bearer"}}`, nil, adapter.CredInvalid, "no access_token"},
-		{"not JSON", `{"credential":`, nil, adapter.CredInvalid, "not valid JSON"},
-		{"DPoP token type", `{"credential":{"access_token":"tok-a","token_type":"DPoP"}}`, nil, adapter.CredInvalid, "no usable Bearer"},
-		{"token with newline", `{"credential":{"access_token":"tok\nX-Evil: 1"}}`, nil, adapter.CredInvalid, "no usable Bearer"},
-		{"written for https, used with http", `{"provider_url":"https://127.0.0.1:7662","credential":{"access_token":"tok-a"}}`, nil, adapter.CredInvalid, "another provider URL"},
-		{"oversized file", `{"credential":{"access_token":"` + strings.Repeat("a", 1<<20) + `"}}`, nil, adapter.CredInvalid, "too large"},
+		{"owner pdpp_token_kind", `{"credential":{"access_token":"tok-a","pdpp_token_kind":"owner"}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner token_kind", `{"credential":{"access_token":"tok-a","token_kind":"OWNER"}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner kind", `{"credential":{"access_token":"tok-a","kind":" owner "}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner role", `{"credential":{"access_token":"tok-a","role":"Owner"}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner among several", `{"credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b","role":"owner"}]}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner label on the file", `{"pdpp_token_kind":"owner","credential":{"access_token":"tok-a"}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"owner even when expired", `{"credential":{"access_token":"tok-a","role":"owner","expires_at":"2020-01-01T00:00:00Z"}}`, nil, credcache.CredOwnerRefused, "owner token"},
+		{"expired", `{"credential":{"access_token":"tok-a","expires_at":"2026-04-25T15:00:00Z"}}`, nil, credcache.CredExpired, "is expired. Run `pdpp connect"},
+		{"no access token", `{"credential":{"token_type":"Bearer"}}`, nil, credcache.CredInvalid, "no access_token"},
+		{"not JSON", `{"credential":`, nil, credcache.CredInvalid, "not valid JSON"},
+		{"DPoP token type", `{"credential":{"access_token":"tok-a","token_type":"DPoP"}}`, nil, credcache.CredInvalid, "no usable Bearer"},
+		{"token with newline", `{"credential":{"access_token":"tok\nX-Evil: 1"}}`, nil, credcache.CredInvalid, "no usable Bearer"},
+		{"written for https, used with http", `{"provider_url":"https://127.0.0.1:7662","credential":{"access_token":"tok-a"}}`, nil, credcache.CredInvalid, "another provider URL"},
+		{"oversized file", `{"credential":{"access_token":"` + strings.Repeat("a", 1<<20) + `"}}`, nil, credcache.CredInvalid, "too large"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			root := writeCache(t, tc.file)
-			grants, _, err := adapter.LoadGrants(root, credProvider, credNow)
-			var got []string
-			for _, g := range grants {
-				got = append(got, g.Bearer)
-			}
+			got, _, err := credcache.LoadTokens(root, credProvider, credNow)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("grants (-want +got):\n%s", diff)
+				t.Errorf("tokens (-want +got):\n%s", diff)
 			}
-			var ce *adapter.CredentialError
+			var ce *credcache.CredentialError
 			if tc.wantCode == "" {
 				if err != nil {
 					t.Fatalf("unexpected error %v", err)
@@ -150,10 +146,10 @@ func ownerLabelled(content string) bool {
 	return false
 }
 
-// FuzzLoadGrants: any cache file content loads or fails cleanly; an
+// FuzzLoadTokens: any cache file content loads or fails cleanly; an
 // owner-labelled file never yields a grant, and no token is ever quoted
 // in an error.
-func FuzzLoadGrants(f *testing.F) {
+func FuzzLoadTokens(f *testing.F) {
 	for _, s := range []string{
 		`{"credential":{"access_token":"tok-a"}}`,
 		`{"credential":{"access_token":"tok-a","role":"owner"}}`,
@@ -165,23 +161,23 @@ func FuzzLoadGrants(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		root := t.TempDir()
-		path, _ := adapter.CacheFilePath(root, credProvider)
+		path, _ := credcache.CacheFilePath(root, credProvider)
 		_ = os.MkdirAll(filepath.Dir(path), 0o700)
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		grants, _, err := adapter.LoadGrants(root, credProvider, credNow)
-		if err == nil && len(grants) == 0 {
-			t.Fatal("no error and no grants")
+		tokens, _, err := credcache.LoadTokens(root, credProvider, credNow)
+		if err == nil && len(tokens) == 0 {
+			t.Fatal("no error and no tokens")
 		}
 		if err == nil && ownerLabelled(content) {
 			t.Fatal("an owner-labelled cache loaded")
 		}
-		for _, g := range grants {
-			if g.Bearer == "" || strings.ContainsAny(g.Bearer, " \t\r\n") {
-				t.Fatalf("unusable bearer loaded: %q", g.Bearer)
+		for _, tok := range tokens {
+			if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+				t.Fatalf("unusable bearer loaded: %q", tok)
 			}
-			if err != nil && strings.Contains(err.Error(), g.Bearer) {
+			if err != nil && strings.Contains(err.Error(), tok) {
 				t.Fatalf("error quotes a token")
 			}
 		}

@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"io"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -15,20 +16,19 @@ import (
 func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
 	t.Parallel()
 	rs := testenv.StartRS(t, testenv.Options{})
-	m := adapter.NewMetrics()
+	m := hosted.NewMetrics()
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL, Transport: m.Transport(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.SlackToken)}, Metrics: m})
+	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.SlackToken)}, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(t, a)
-	c.call("schema", map[string]any{})
-	c.call("query_records", map[string]any{"stream": "messages", "limit": 2})
-	c.call("query_records", map[string]any{"stream": "conversations"}) // RS 403
-	c.call("fetch", map[string]any{"id": "../x"})                      // adapter error
+	callTool(t, a, "schema", map[string]any{})
+	callTool(t, a, "query_records", map[string]any{"stream": "messages", "limit": 2})
+	callTool(t, a, "query_records", map[string]any{"stream": "conversations"}) // RS 403
+	callTool(t, a, "fetch", map[string]any{"id": "../x"})                      // adapter error
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
@@ -57,12 +57,12 @@ func TestHostedServesMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := adapter.NewMetrics()
-	a, err := adapter.New(adapter.Config{RS: rc, Metrics: m})
+	m := hosted.NewMetrics()
+	a, err := adapter.New(adapter.Config{RS: rc, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(a.Hosted(adapter.HostedOptions{Metrics: m}))
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{Metrics: m}))
 	t.Cleanup(hs.Close)
 	resp, err := hs.Client().Get(hs.URL + "/metrics")
 	if err != nil {

@@ -1,4 +1,4 @@
-package adapter
+package bearerauth
 
 import (
 	"context"
@@ -16,10 +16,10 @@ import (
 type JWTOptions struct {
 	// Issuer is the required `iss`.
 	Issuer string
-	// Audience is the required `aud`; default: the MCP resource URL
-	// (<public origin>/mcp). Without either, JWTs are refused: an audience
-	// taken from the request's Host header would accept tokens minted for
-	// other resources.
+	// Audience is the required `aud` (the hosted door defaults it to the
+	// MCP resource URL, <public origin>/mcp). Without one, JWTs are
+	// refused: an audience taken from the request's Host header would
+	// accept tokens minted for other resources.
 	Audience string
 	// Keys verify signatures (see ParseKeySet).
 	Keys []VerificationKey
@@ -49,14 +49,11 @@ type jwtVerifier struct {
 	now      func() time.Time
 }
 
-func newJWTVerifier(opts JWTOptions, audience string, hc *http.Client, now func() time.Time) *jwtVerifier {
-	if opts.Audience != "" {
-		audience = opts.Audience
-	}
+func newJWTVerifier(opts JWTOptions, hc *http.Client, now func() time.Time) *jwtVerifier {
 	if opts.Leeway <= 0 {
 		opts.Leeway = 30 * time.Second
 	}
-	v := &jwtVerifier{opts: opts, audience: audience, now: now}
+	v := &jwtVerifier{opts: opts, audience: opts.Audience, now: now}
 	if opts.JWKSURL != "" {
 		v.jwks = newJWKSCache(opts.JWKSURL, hc, now)
 	}
@@ -68,7 +65,7 @@ func newJWTVerifier(opts JWTOptions, audience string, hc *http.Client, now func(
 // the caller, so nothing about the verifier's configuration leaks.
 func (v *jwtVerifier) verify(ctx context.Context, token string) (decision, error) {
 	if v.opts.Issuer == "" || v.audience == "" {
-		return decision{verdict: verdictInvalid}, nil
+		return decision{verdict: VerdictInvalid}, nil
 	}
 	var unavailable bool
 	parser := jwt.NewParser(
@@ -83,16 +80,16 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (decision, error
 	_, err := parser.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		keys, err := v.keys(ctx, kid, t.Method.Alg())
-		if errors.Is(err, errAuthUnavailable) {
+		if errors.Is(err, ErrUnavailable) {
 			unavailable = true
 		}
 		return keys, err
 	})
 	if unavailable {
-		return decision{}, errAuthUnavailable
+		return decision{}, ErrUnavailable
 	}
 	if err != nil {
-		return decision{verdict: verdictInvalid}, nil
+		return decision{verdict: VerdictInvalid}, nil
 	}
 	d := decision{verdict: claimedKind(claims.PDPPTokenKind, claims.TokenKind, claims.Kind, claims.Role, claims.Scope)}
 	if claims.ExpiresAt != nil {

@@ -1,4 +1,8 @@
-package adapter
+// Package credcache reads the stdio credential cache that `pdpp connect`
+// writes (<cache root>/clients/<host>.json): the scoped client tokens the
+// stdio adapter reads with. Owner credentials anywhere in a file refuse the
+// whole file. Only cmd uses it; the hosted door takes bearers per request.
+package credcache
 
 import (
 	"encoding/json"
@@ -10,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/pdpp/pdpp-mcp/bearerauth"
 )
 
 // Credential error codes; cmd maps them to exit codes.
@@ -114,11 +120,12 @@ func CacheFilePath(cacheRoot, providerURL string) (string, error) {
 	return filepath.Join(cacheRoot, "clients", b.String()+".json"), nil
 }
 
-// LoadGrants reads every usable scoped credential cached for the provider.
+// LoadTokens reads every usable scoped client token cached for the
+// provider, in file order without duplicates, and the cache file's path.
 // An owner credential anywhere in the file refuses the whole load: the
 // adapter never runs next to owner authority. Expired credentials are
 // skipped; none left is an error with guidance.
-func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, error) {
+func LoadTokens(cacheRoot, providerURL string, now time.Time) ([]string, string, error) {
 	path, err := CacheFilePath(cacheRoot, providerURL)
 	if err != nil {
 		return nil, "", err
@@ -161,7 +168,7 @@ func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, 
 			return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s was written for another provider URL, not %s. %s", path, norm, guidance)}
 		}
 	}
-	var grants []Grant
+	var tokens []string
 	seen := map[string]bool{}
 	expired, unusable := 0, 0
 	for _, c := range all {
@@ -178,11 +185,11 @@ func LoadGrants(cacheRoot, providerURL string, now time.Time) ([]Grant, string, 
 			continue
 		}
 		seen[tok] = true
-		grants = append(grants, NewGrant(tok))
+		tokens = append(tokens, tok)
 	}
 	switch {
-	case len(grants) > 0:
-		return grants, path, nil
+	case len(tokens) > 0:
+		return tokens, path, nil
 	case expired > 0:
 		return nil, path, &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", norm, guidance)}
 	case unusable > 0:
@@ -200,5 +207,5 @@ func usableBearer(tok, tokenType string) bool {
 	if tt := strings.TrimSpace(tokenType); tt != "" && !strings.EqualFold(tt, "Bearer") {
 		return false
 	}
-	return len(tok) <= maxBearerBytes && isTokenChars(tok)
+	return bearerauth.WellFormed(tok)
 }

@@ -1,4 +1,4 @@
-package adapter_test
+package hosted_test
 
 import (
 	"crypto/ecdsa"
@@ -7,6 +7,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"io"
 	"math/big"
 	"net/http"
@@ -20,9 +21,13 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // publicURL is the configured public origin of the hosted test servers; it
 // differs from the httptest address on purpose, so tests see that
@@ -47,7 +52,7 @@ type hostedEnv struct {
 	clock *fakeClock
 }
 
-func startHosted(t *testing.T, opts adapter.HostedOptions, cfg adapter.Config) *hostedEnv {
+func startHosted(t *testing.T, opts hosted.Options, cfg adapter.Config) *hostedEnv {
 	t.Helper()
 	rs := testenv.StartRS(t, testenv.Options{})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
@@ -59,11 +64,14 @@ func startHosted(t *testing.T, opts adapter.HostedOptions, cfg adapter.Config) *
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}
+	if opts.Auth.Now == nil {
+		opts.Auth.Now = cfg.Now
+	}
 	srv, err := adapter.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Hosted(opts))
+	hs := httptest.NewServer(hosted.New(srv, opts))
 	t.Cleanup(hs.Close)
 	return &hostedEnv{rs: rs, url: hs.URL, clock: clock}
 }
@@ -196,10 +204,10 @@ func (is *issuer) jwks() []byte {
 }
 
 // hmacKeys is the configured-keys JWKS holding the HMAC secret.
-func (is *issuer) hmacKeys(t *testing.T) []adapter.VerificationKey {
+func (is *issuer) hmacKeys(t *testing.T) []bearerauth.VerificationKey {
 	t.Helper()
 	doc, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "oct", "kid": "hs1", "k": b64(is.hmac)}}})
-	keys, err := adapter.ParseKeySet(doc)
+	keys, err := bearerauth.ParseKeySet(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +321,18 @@ func (in *introspection) count(tok string) int {
 		}
 	}
 	return n
+}
+
+// callTool sends one tools/call through the adapter's JSON-RPC entry point,
+// as a stdio transport would.
+func callTool(t *testing.T, a *adapter.Server, name string, args map[string]any) {
+	t.Helper()
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := a.MCP().HandleMessage(t.Context(), req); resp == nil {
+		t.Fatalf("tools/call %s: no response", name)
+	}
 }

@@ -1,4 +1,4 @@
-package adapter
+package bearerauth
 
 import (
 	"sync"
@@ -17,7 +17,7 @@ type verdictCache struct {
 }
 
 type verdictEntry struct {
-	verdict verdict
+	verdict Verdict
 	expires time.Time
 }
 
@@ -25,16 +25,16 @@ func newVerdictCache(ttl time.Duration, max int, now func() time.Time) *verdictC
 	return &verdictCache{ttl: ttl, max: max, now: now, entries: map[string]verdictEntry{}}
 }
 
-func (c *verdictCache) get(key string) (verdict, bool) {
+func (c *verdictCache) get(key string) (Verdict, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok {
-		return verdictUnknown, false
+		return VerdictUnknown, false
 	}
 	if !c.now().Before(e.expires) {
 		delete(c.entries, key)
-		return verdictUnknown, false
+		return VerdictUnknown, false
 	}
 	return e.verdict, true
 }

@@ -1,0 +1,221 @@
+package bearerauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Options configures how a Verifier learns the kind of a bearer. The
+// zero value asks only the Probe. Token syntax is never trusted on its own.
+type Options struct {
+	// JWT, when set, verifies JWT-shaped bearers locally (RFC 9068).
+	JWT *JWTOptions
+	// Introspection, when set, asks an RFC 7662 endpoint about every
+	// bearer that is not verified as a JWT.
+	Introspection *IntrospectionOptions
+	// CacheTTL bounds how long a verdict is remembered per token hash;
+	// default 30s. A verdict never outlives the token's own expiry.
+	CacheTTL time.Duration
+	// CacheSize bounds the number of remembered verdicts; default 4096.
+	CacheSize int
+	// HTTPClient fetches JWKS documents and calls the introspection
+	// endpoint. Default: 5s timeout, no redirects, no cookie jar.
+	HTTPClient *http.Client
+	// Now is the clock (tests). Default time.Now.
+	Now func() time.Time
+}
+
+// KindClient is the only token kind MCP accepts: a grant-scoped client
+// token. Owner and control-plane kinds are REST credentials.
+const KindClient = "client"
+
+// Verdict is what a Verifier decided about one bearer.
+type Verdict int
+
+const (
+	// VerdictUnknown: this method could not tell; ask the next one.
+	VerdictUnknown Verdict = iota
+	// VerdictClient: a grant-scoped client token; serve it.
+	VerdictClient
+	// VerdictRefused: a valid token of another kind (owner, control
+	// plane): 403 before any MCP method runs.
+	VerdictRefused
+	// VerdictInvalid: not a usable token (bad signature, expired,
+	// inactive, unknown to the RS): 401 with the challenge.
+	VerdictInvalid
+)
+
+// decision is a verdict plus how long it may be cached.
+type decision struct {
+	verdict Verdict
+	// expires is the token's own expiry when known; zero otherwise.
+	expires time.Time
+}
+
+// ErrUnavailable means the authority (JWKS, introspection, RS) could not
+// be reached: 503, never a guess. Its message is safe to show.
+var ErrUnavailable = errors.New("token verification is unavailable")
+
+// Probe asks the resource server about a token, the last resort when no
+// local method knows its kind. It returns VerdictInvalid when the RS
+// rejects the token, ErrUnavailable when the RS cannot be asked, else
+// KindVerdict of the kind the RS reports.
+type Probe func(ctx context.Context, token string) (Verdict, error)
+
+// Verifier learns token kinds in the documented order: JWT-shaped and JWT
+// configured → local verification; else introspection when configured;
+// else the Probe. Verdicts are cached per token hash (never the token).
+type Verifier struct {
+	jwt     *jwtVerifier
+	intro   *introspector
+	probe   Probe
+	cache   *verdictCache
+	flights singleflight.Group
+}
+
+// New returns a Verifier that falls back to probe. A JWT configuration
+// without an Audience refuses every JWT: an audience taken from a request
+// would accept tokens minted for other resources.
+func New(opts Options, probe Probe) *Verifier {
+	if opts.CacheTTL <= 0 {
+		opts.CacheTTL = 30 * time.Second
+	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = 4096
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	v := &Verifier{probe: probe, cache: newVerdictCache(opts.CacheTTL, opts.CacheSize, opts.Now)}
+	if opts.JWT != nil {
+		v.jwt = newJWTVerifier(*opts.JWT, hc, opts.Now)
+	}
+	if opts.Introspection != nil {
+		v.intro = newIntrospector(*opts.Introspection, hc, opts.Now)
+	}
+	return v
+}
+
+// defaultHTTPClient never follows redirects: a JWKS or introspection
+// endpoint that redirects is misconfigured, and following could carry the
+// client credentials (and the bearer) to another host.
+func defaultHTTPClient() *http.Client {
+	return &http.Client{
+		Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// Verify returns the verdict for token, from the cache when it is fresh.
+// Concurrent first requests with one token share a single check. The
+// error is ErrUnavailable or the context's; its text never quotes the token.
+func (v *Verifier) Verify(ctx context.Context, token string) (Verdict, error) {
+	key := cacheKey(token)
+	if d, ok := v.cache.get(key); ok {
+		return d, nil
+	}
+	res, err, _ := v.flights.Do(key, func() (any, error) {
+		d, err := v.decide(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		v.cache.put(key, d)
+		return d.verdict, nil
+	})
+	if err != nil {
+		return VerdictUnknown, err
+	}
+	return res.(Verdict), nil
+}
+
+// cacheKey is a one-way hash of the token: the cache never holds tokens.
+func cacheKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return string(sum[:])
+}
+
+// decide runs the methods in order until one knows.
+func (v *Verifier) decide(ctx context.Context, token string) (decision, error) {
+	if v.jwt != nil && looksLikeJWT(token) {
+		d, err := v.jwt.verify(ctx, token)
+		if err != nil || d.verdict != VerdictUnknown {
+			return d, err
+		}
+		// A verified JWT without a kind claim: its issuer vouched for the
+		// token but not its kind, so the RS decides.
+	}
+	if v.intro != nil {
+		d, err := v.intro.introspect(ctx, token)
+		if err != nil || d.verdict != VerdictUnknown {
+			return d, err
+		}
+	}
+	if v.probe == nil {
+		return decision{}, ErrUnavailable
+	}
+	verdict, err := v.probe(ctx, token)
+	if err != nil {
+		return decision{}, err
+	}
+	return decision{verdict: verdict}, nil
+}
+
+// KindVerdict maps a kind an authority reported: client is served,
+// anything else (owner, control plane, empty) is refused.
+func KindVerdict(kind string) Verdict {
+	if strings.EqualFold(strings.TrimSpace(kind), KindClient) {
+		return VerdictClient
+	}
+	return VerdictRefused
+}
+
+// claimedKind reads an authority's kind claims (JWT or introspection):
+// `pdpp_token_kind`, then `token_kind`. Empty means the authority did not
+// say. A `kind` or `role` of owner refuses even when the others say client.
+func claimedKind(pdppKind, tokenKind, kind, role, scope string) Verdict {
+	for _, k := range []string{kind, role} {
+		if isOwnerWord(k) {
+			return VerdictRefused
+		}
+	}
+	if ownerScope(scope) {
+		return VerdictRefused
+	}
+	for _, k := range []string{pdppKind, tokenKind} {
+		if strings.TrimSpace(k) != "" {
+			return KindVerdict(k)
+		}
+	}
+	return VerdictUnknown
+}
+
+func isOwnerWord(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s == "owner" || s == "control_plane" || s == "control-plane"
+}
+
+// ownerScope reports whether a space-separated OAuth scope carries owner or
+// control-plane authority, which no MCP client should hold.
+func ownerScope(scope string) bool {
+	for _, s := range strings.Fields(strings.ToLower(scope)) {
+		switch {
+		case s == "owner", s == "pdpp:owner", s == "control", s == "control_plane", s == "pdpp:control":
+			return true
+		case strings.HasPrefix(s, "owner:"), strings.HasPrefix(s, "control:"), strings.HasPrefix(s, "pdpp:owner:"):
+			return true
+		}
+	}
+	return false
+}
