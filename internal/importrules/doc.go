@@ -6,4 +6,5 @@
 //	hosted ──▶ bearerauth ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd only (and e2e, which drives cmd)
 //	rsclient/rstest ──▶ nothing of the adapter side
+//	internal/softcache ◀── any layer; it imports no project package
 package importrules

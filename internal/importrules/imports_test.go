@@ -20,6 +20,7 @@ import (
 //	bearerauth ──▶ no project package, no MCP module
 //	rsclient, schemaindex, contentladder ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary)
+//	internal/softcache ◀── any layer; it imports no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
@@ -30,6 +31,10 @@ import (
 // do not exist yet are simply absent.
 
 const modulePath = "github.com/pdpp/pdpp-mcp"
+
+// sharedUtilities are internal packages of no concept of their own (one
+// cache mechanism) that any layer may import; they import no project package.
+var sharedUtilities = []string{"internal/softcache"}
 
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
 var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}
@@ -81,15 +86,20 @@ func importViolations(g pkgGraph) []string {
 	}
 	leaves := []string{"rsclient", "schemaindex", "contentladder"}
 	// isLeaf: the mock RS lives under rsclient but is no leaf of the adapter.
-	isLeaf := func(dep string) bool { return withinAny(dep, leaves...) && !within(dep, "rsclient/rstest") }
+	// The shared utilities (one cache mechanism) are leaves every layer may use.
+	isLeaf := func(dep string) bool {
+		return (withinAny(dep, leaves...) && !within(dep, "rsclient/rstest")) || withinAny(dep, sharedUtilities...)
+	}
 	for pkg := range g.imports {
 		closure := g.closure(pkg)
 		for _, dep := range closure {
 			switch {
-			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]):
+			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]) && !withinAny(dep, sharedUtilities...):
 				report(pkg, dep, "rsclient, schemaindex and contentladder import no other project package")
-			case within(pkg, "bearerauth") && !within(dep, "bearerauth"):
+			case within(pkg, "bearerauth") && !within(dep, "bearerauth") && !withinAny(dep, sharedUtilities...):
 				report(pkg, dep, "bearerauth imports no other project package")
+			case withinAny(pkg, sharedUtilities...) && !within(dep, pkg):
+				report(pkg, dep, "shared utilities import no other project package")
 			case within(pkg, "adapter") && !within(dep, "adapter") && !isLeaf(dep):
 				report(pkg, dep, "adapter imports only rsclient, schemaindex and contentladder")
 			case within(pkg, "hosted") && !withinAny(dep, "hosted", "adapter", "bearerauth") && !isLeaf(dep):
@@ -98,11 +108,11 @@ func importViolations(g pkgGraph) []string {
 				report(pkg, dep, "rsclient/rstest imports nothing of the adapter side")
 			}
 		}
-		if withinAny(pkg, append(leaves, "bearerauth")...) {
+		if withinAny(pkg, append(slices.Concat(leaves, sharedUtilities), "bearerauth")...) {
 			for _, p := range append([]string{pkg}, closure...) {
 				for _, ext := range g.external[p] {
 					if slices.ContainsFunc(mcpModules, func(m string) bool { return within(ext, m) }) {
-						report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder or bearerauth")
+						report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities")
 					}
 				}
 			}
@@ -227,9 +237,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{name: "clean layering", graph: pkgGraph{imports: map[string][]string{
 			"cmd/pdpp-mcp":           {"hosted", "adapter", "bearerauth", "internal/credcache", "."},
 			"hosted":                 {"adapter", "bearerauth", "rsclient"},
-			"bearerauth":             nil,
+			"bearerauth":             {"internal/softcache"},
+			"internal/softcache":     nil,
 			"internal/credcache":     {"bearerauth"},
-			"adapter":                {"rsclient", "schemaindex", "contentladder"},
+			"adapter":                {"rsclient", "schemaindex", "contentladder", "internal/softcache"},
 			"rsclient":               {"rsclient/internal/wire"},
 			"rsclient/rstest":        {"rsclient/rstest/internal/searchindex", "rsclient/rstest/demodata"},
 			"e2e":                    {"adapter", "rsclient/rstest", "e2e/harness"},
@@ -281,16 +292,19 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"bearerauth": nil,
 		}, external: map[string][]string{
 			"bearerauth": {"github.com/modelcontextprotocol/go-sdk/auth"},
-		}}, want: []string{"bearerauth imports github.com/modelcontextprotocol/go-sdk/auth: no MCP types in rsclient, schemaindex, contentladder or bearerauth"}},
+		}}, want: []string{"bearerauth imports github.com/modelcontextprotocol/go-sdk/auth: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities"}},
 		{name: "leaf uses MCP types through a subpackage", graph: pkgGraph{imports: map[string][]string{
 			"schemaindex":            {"schemaindex/internal/x"},
 			"schemaindex/internal/x": nil,
 		}, external: map[string][]string{
 			"schemaindex/internal/x": {"github.com/mark3labs/mcp-go/mcp"},
 		}}, want: []string{
-			"schemaindex imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder or bearerauth",
-			"schemaindex/internal/x imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder or bearerauth",
+			"schemaindex imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities",
+			"schemaindex/internal/x imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities",
 		}},
+		{name: "shared utility imports the adapter", graph: pkgGraph{imports: map[string][]string{
+			"internal/softcache": {"adapter"},
+		}}, want: []string{"internal/softcache imports adapter: shared utilities import no other project package"}},
 		{name: "adapter test uses the credential cache", graph: pkgGraph{testImports: map[string][]string{
 			"adapter": {"internal/credcache"},
 		}}, want: []string{"adapter imports internal/credcache: only cmd (and e2e) use internal/credcache"}},
