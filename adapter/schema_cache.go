@@ -3,100 +3,56 @@ package adapter
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/softcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
-// schemaCache holds each grant's compact schema document: soft state keyed
-// by the token hash, bounded in entries, short-lived, never shared across
-// tokens. Concurrent misses for one grant share a single RS call.
-type schemaCache struct {
-	mu      sync.Mutex
-	ttl     time.Duration
-	max     int
-	now     func() time.Time
-	entries map[string]*schemaEntry
-}
+// Soft-state bounds of the RS document caches.
+const (
+	// schemaCacheEntries bounds the grants whose schema is held at once.
+	schemaCacheEntries = 1024
+	// schemaErrorTTL is how long a failed schema read is answered from
+	// memory: a failing RS is asked once per grant per this period, not
+	// once per call.
+	schemaErrorTTL = 2 * time.Second
+	// prmTTL and prmErrorTTL: the RS's public metadata changes rarely; a
+	// failure is retried after a short pause.
+	prmTTL      = 5 * time.Minute
+	prmErrorTTL = 10 * time.Second
+	// prmWait bounds how long a tool waits for the metadata it only uses
+	// to list search modes; the fetch goes on and fills the cache for
+	// later calls.
+	prmWait = 2 * time.Second
+	// docFetchTimeout bounds one RS document fetch, whoever waits for it.
+	docFetchTimeout = rsclient.DefaultTimeout
+)
 
-type schemaEntry struct {
-	ready   chan struct{}
-	doc     *schemaindex.Doc
-	err     error
-	fetched time.Time
+// schemaCache holds each grant's parsed compact schema document, keyed by
+// the token hash and never shared across tokens.
+type schemaCache struct {
+	c *softcache.Cache[*schemaindex.Doc]
 }
 
 func newSchemaCache(ttl time.Duration, max int, now func() time.Time) *schemaCache {
-	return &schemaCache{ttl: ttl, max: max, now: now, entries: map[string]*schemaEntry{}}
+	return &schemaCache{c: softcache.New[*schemaindex.Doc](softcache.Options{
+		TTL: ttl, ErrorTTL: schemaErrorTTL, MaxEntries: max, FetchTimeout: docFetchTimeout, Now: now,
+	})}
 }
 
-// get returns the grant's parsed compact schema, fetching it when absent or
-// stale. Errors are not cached beyond the in-flight call.
+// get returns the grant's parsed compact schema. Concurrent callers of one
+// grant share one RS call; each waits only as long as its own ctx allows.
 func (c *schemaCache) get(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
-	c.mu.Lock()
-	e, ok := c.entries[g.Key]
-	if ok {
-		select {
-		case <-e.ready:
-			if e.err != nil || c.now().Sub(e.fetched) > c.ttl {
-				ok = false
-			}
-		default: // in flight: wait below
-		}
-	}
-	if !ok {
-		e = &schemaEntry{ready: make(chan struct{})}
-		c.evictLocked()
-		c.entries[g.Key] = e
-		c.mu.Unlock()
-		e.doc, e.err = fetchSchema(ctx, rs, g)
-		e.fetched = c.now()
-		close(e.ready)
-		if e.err != nil {
-			c.mu.Lock()
-			if c.entries[g.Key] == e {
-				delete(c.entries, g.Key)
-			}
-			c.mu.Unlock()
-		}
-		return e.doc, e.err
-	}
-	c.mu.Unlock()
-	select {
-	case <-e.ready:
-		return e.doc, e.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return c.c.Get(ctx, g.Key, func(ctx context.Context) (*schemaindex.Doc, time.Time, error) {
+		doc, err := fetchSchema(ctx, rs, g)
+		return doc, time.Time{}, err
+	})
 }
 
-// evictLocked drops expired entries, then the oldest, to stay under max.
-func (c *schemaCache) evictLocked() {
-	if len(c.entries) < c.max {
-		return
-	}
-	var oldestKey string
-	var oldest time.Time
-	for k, e := range c.entries {
-		select {
-		case <-e.ready:
-		default:
-			continue
-		}
-		if c.now().Sub(e.fetched) > c.ttl {
-			delete(c.entries, k)
-			continue
-		}
-		if oldestKey == "" || e.fetched.Before(oldest) {
-			oldestKey, oldest = k, e.fetched
-		}
-	}
-	if len(c.entries) >= c.max && oldestKey != "" {
-		delete(c.entries, oldestKey)
-	}
-}
+// forget drops a grant's schema (its credential was replaced or refused).
+func (c *schemaCache) forget(g Grant) { c.c.Forget(g.Key) }
 
 func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
 	body, _, err := rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{View: "compact"})
@@ -115,32 +71,25 @@ func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemainde
 	return doc, nil
 }
 
-// prmCache remembers the RS's protected-resource metadata (search modes).
-// It is not per token: the document is public.
+// prmCache remembers the RS's protected-resource metadata (search modes,
+// authorization servers). It is not per token: the document is public.
 type prmCache struct {
-	mu      sync.Mutex
-	ttl     time.Duration
-	now     func() time.Time
-	doc     *rsclient.ProtectedResourceMetadata
-	fetched time.Time
+	c *softcache.Cache[*rsclient.ProtectedResourceMetadata]
 }
 
 func newPRMCache(ttl time.Duration, now func() time.Time) *prmCache {
-	return &prmCache{ttl: ttl, now: now}
+	return &prmCache{c: softcache.New[*rsclient.ProtectedResourceMetadata](softcache.Options{
+		TTL: ttl, ErrorTTL: prmErrorTTL, MaxEntries: 1, FetchTimeout: docFetchTimeout, Now: now,
+	})}
 }
 
+// get returns the metadata; concurrent callers share one RS call and each
+// waits only as long as its own ctx allows.
 func (c *prmCache) get(ctx context.Context, rs *rsclient.Client) (*rsclient.ProtectedResourceMetadata, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.doc != nil && c.now().Sub(c.fetched) <= c.ttl {
-		return c.doc, nil
-	}
-	doc, _, err := rs.ProtectedResourceMetadata(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.doc, c.fetched = doc, c.now()
-	return doc, nil
+	return c.c.Get(ctx, "prm", func(ctx context.Context) (*rsclient.ProtectedResourceMetadata, time.Time, error) {
+		doc, _, err := rs.ProtectedResourceMetadata(ctx)
+		return doc, time.Time{}, err
+	})
 }
 
 // errOwnerToken refuses a bearer whose RS schema reports non-client

@@ -92,8 +92,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		rs:      cfg.RS,
-		schemas: newSchemaCache(cfg.SchemaTTL, 1024, cfg.Now),
-		prm:     newPRMCache(5*time.Minute, cfg.Now),
+		schemas: newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
+		prm:     newPRMCache(prmTTL, cfg.Now),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 	}

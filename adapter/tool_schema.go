@@ -125,8 +125,10 @@ func withWarnings(text string, warns []warning) string {
 }
 
 // searchModes lists the retrieval modes the RS advertises; lexical when
-// the metadata cannot be read (it is always mounted).
+// the metadata cannot be read within prmWait (lexical is always mounted).
 func (s *Server) searchModes(ctx context.Context) []string {
+	ctx, cancel := context.WithTimeout(ctx, prmWait)
+	defer cancel()
 	prm, err := s.prm.get(ctx, s.rs)
 	if err != nil {
 		return []string{"lexical"}
