@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,8 +19,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-func init() { subcommands["demo"] = runDemo }
-
 // demoReady is the one JSON line `demo --json` prints once both servers
 // accept connections. grants has the shape of `mockrs --json`; the owner
 // bearer is deliberately absent.
@@ -33,21 +30,30 @@ type demoReady struct {
 	CacheRoot string                `json:"cache_root"`
 }
 
+const demoUsage = `usage: pdpp-mcp demo [flags]
+
+Serves a mock PDPP resource server with demo data and the hosted adapter on
+loopback, and prints copy-paste setup for MCP hosts. Stop with Ctrl-C.
+
+flags:
+`
+
 // runDemo serves the mock RS (demo data) and the hosted adapter on
 // loopback, writes a demo credential cache for the stdio adapter, prints
 // copy-paste setup, and runs until interrupted.
 func runDemo(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
 	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, bearer, grants, cache_root) once ready")
 	rsAddr := fs.String("rs-addr", "127.0.0.1:0", "mock RS listen address, loopback only (port 0 picks a free port)")
 	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: a temporary directory removed on exit)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	logs := addLogFlags(fs, env, "warn", "text")
+	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pdpp-mcp demo: unexpected argument %q\n", fs.Arg(0))
+	logger, err := logs.logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitUsage
 	}
 	for _, a := range []string{*addr, *rsAddr} {
@@ -83,7 +89,6 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: logger})
 	if err != nil {
 		return fail("%v", err)

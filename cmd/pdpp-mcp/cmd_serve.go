@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/bearerauth"
@@ -21,16 +22,31 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
-func init() { subcommands["serve"] = runServe }
-
-// runServe is the hosted Streamable HTTP server.
+// runServe is the hosted Streamable HTTP server. With --metrics-addr the
+// Prometheus metrics get a listener of their own (for a cluster-internal
+// port) and the public port does not serve /metrics.
 func runServe(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
-	f, code, ok := parseServeFlags(args, env, stderr)
+	f, code, ok := parseServeFlags(args, env, stdout, stderr)
 	if !ok {
 		return code
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := f.logger
 	f.cfg.Logger = logger
+	if f.cfg.CursorKey == nil {
+		logger.Warn("no cursor secret configured (PDPP_MCP_CURSOR_SECRET or PDPP_MCP_CURSOR_SECRET_FILE): continuation cursors are signed with a per-process key and stop working across replicas and restarts")
+	}
+	var metricsSrv *startedServer
+	if f.metricsAddr != "" {
+		f.cfg.Metrics = hosted.NewMetrics()
+		f.cfg.SeparateMetrics = true
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", f.cfg.Metrics.Handler())
+		var err error
+		if metricsSrv, err = startHTTP(f.metricsAddr, mux); err != nil {
+			fmt.Fprintf(stderr, "pdpp-mcp serve: metrics: %v\n", err)
+			return exitFailure
+		}
+	}
 	handler, err := newHostedHandler(f.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
@@ -42,7 +58,20 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "pdpp-mcp serving %s/mcp for %s\n", srv.URL, f.cfg.RSURL)
-	if err := srv.waitAndShutdown(ctx); err != nil {
+	attrs := []any{"addr", srv.URL, "rs", f.cfg.RSURL, "version", appVersion()}
+	if metricsSrv != nil {
+		fmt.Fprintf(stdout, "pdpp-mcp metrics at %s/metrics\n", metricsSrv.URL)
+		attrs = append(attrs, "metrics_addr", metricsSrv.URL)
+	}
+	logger.Info("serving", attrs...)
+	err = srv.waitAndShutdownWithin(ctx, f.shutdownTimeout)
+	if metricsSrv != nil {
+		// The metrics listener outlives the drain so the last scrape sees it.
+		stopped, cancel := context.WithCancel(context.Background())
+		cancel()
+		err = errors.Join(err, metricsSrv.waitAndShutdownWithin(stopped, time.Second))
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitFailure
 	}
@@ -66,6 +95,11 @@ type hostedConfig struct {
 	MaxBodyBytes int64
 	// Auth selects JWT / introspection; zero = the RS schema probe.
 	Auth bearerauth.Options
+	// Metrics is the registry to record into; nil makes a fresh one.
+	Metrics *hosted.Metrics
+	// SeparateMetrics: the caller serves Metrics on a listener of its own,
+	// so the hosted handler does not mount /metrics.
+	SeparateMetrics bool
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -73,16 +107,25 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	metrics := hosted.NewMetrics()
-	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + version,
+	metrics := cfg.Metrics
+	if metrics == nil {
+		metrics = hosted.NewMetrics()
+	}
+	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + appVersion(),
 		Transport: metrics.Transport(nil)})
 	if err != nil {
 		return nil, err
 	}
-	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: version, CursorKey: cfg.CursorKey,
+	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: appVersion(), CursorKey: cfg.CursorKey,
 		Logger: cfg.Logger, Observer: metrics})
 	if err != nil {
 		return nil, err
+	}
+	// hosted.Options.Metrics only mounts GET /metrics; recording goes
+	// through the RS transport and adapter.Config.Observer above.
+	served := metrics
+	if cfg.SeparateMetrics {
+		served = nil
 	}
 	return hosted.New(a, hosted.Options{
 		PublicURL:            cfg.PublicURL,
@@ -91,7 +134,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
-		Metrics:              metrics,
+		Metrics:              served,
 		Logger:               cfg.Logger,
 	}), nil
 }
@@ -113,33 +156,45 @@ request needs a grant-scoped client bearer; owner and control-plane tokens
 get 403. Token kinds come from verified JWT claims (--jwt-*), RFC 7662
 introspection (--introspection-*), or else the RS schema.
 
-secrets only from the environment: PDPP_MCP_INTROSPECTION_CLIENT_SECRET,
-PDPP_MCP_CURSOR_SECRET
+Each flag also comes from the environment variable shown; a flag on the
+command line wins over the variable, the variable over the default.
 
-flags (each also from the environment variable shown):
+Secrets come only from the environment, each directly or as a file:
+  PDPP_MCP_CURSOR_SECRET or PDPP_MCP_CURSOR_SECRET_FILE
+      at least 32 random bytes, the same on every replica (without one,
+      continuation cursors only work on the replica that issued them)
+  PDPP_MCP_INTROSPECTION_CLIENT_SECRET or PDPP_MCP_INTROSPECTION_CLIENT_SECRET_FILE
+
+flags:
 `
+
+// defaultShutdownTimeout is how long in-flight requests get to finish
+// after SIGTERM. Kubernetes' terminationGracePeriodSeconds must exceed the
+// preStop sleep plus this (deploy/ checks its manifests against it).
+const defaultShutdownTimeout = 10 * time.Second
 
 // serveFlags is the parsed serve configuration.
 type serveFlags struct {
-	addr string
-	cfg  hostedConfig
+	addr            string
+	metricsAddr     string
+	shutdownTimeout time.Duration
+	logger          *slog.Logger
+	cfg             hostedConfig
 }
 
-// parseServeFlags reads flags (which beat env) and validates them; any
-// problem is a usage error (64) before anything listens.
-func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (serveFlags, int, bool) {
+// parseServeFlags reads flags (which beat env) and validates them. A bad
+// flag is a usage error (64); an unusable secret a configuration error
+// (78). Either happens before anything listens.
+func parseServeFlags(args []string, env func(string) string, stdout, stderr io.Writer) (serveFlags, int, bool) {
 	var f serveFlags
 	fs := flag.NewFlagSet("pdpp-mcp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, serveUsage)
-		fs.PrintDefaults()
-	}
 	str := func(name, envKey, def, usage string) *string {
 		return fs.String(name, envOr(env, envKey, def), usage+" ("+envKey+")")
 	}
 	providerURL := str("provider-url", "PDPP_PROVIDER_URL", "", "PDPP resource server origin")
 	addr := str("addr", "PDPP_MCP_ADDR", "127.0.0.1:7670", "listen address HOST:PORT")
+	metricsAddr := str("metrics-addr", "PDPP_MCP_METRICS_ADDR", "", "serve /metrics on this HOST:PORT only (default: /metrics on --addr)")
+	shutdown := str("shutdown-timeout", "PDPP_MCP_SHUTDOWN_TIMEOUT", defaultShutdownTimeout.String(), "how long in-flight requests may finish after SIGTERM")
 	publicURL := str("public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: from the request)")
 	origins := str("allowed-origins", "PDPP_MCP_ALLOWED_ORIGINS", "", "comma-separated browser origins allowed besides the public origin")
 	proxies := str("trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
@@ -151,19 +206,34 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 	jwtKeys := str("jwt-keys", "PDPP_MCP_JWT_KEYS", "", "file with verification keys (JWKS JSON or PEM public keys)")
 	jwksURL := str("jwks-url", "PDPP_MCP_JWKS_URL", "", "JWKS URL of the issuer (fetched and cached)")
 	introURL := str("introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
-	introID := str("introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, exitOK, false
-		}
-		return f, exitUsage, false
+	introID := str("introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE])")
+	logs := addLogFlags(fs, env, "info", "json")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if code, ok := parseFlags(fs, serveUsage, args, stdout, stderr); !ok {
+		return f, code, false
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, appVersion())
+		return f, exitOK, false
 	}
 	fail := func(format string, a ...any) (serveFlags, int, bool) {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: "+format+"\n", a...)
 		return f, exitUsage, false
 	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
+	failConfig := func(err error) (serveFlags, int, bool) {
+		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
+		return f, exitConfig, false
+	}
+	var err error
+	if f.logger, err = logs.logger(stderr); err != nil {
+		return fail("%v", err)
+	}
+	if f.shutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || f.shutdownTimeout <= 0 {
+		return fail("--shutdown-timeout %q: want a positive duration such as 10s", *shutdown)
+	}
+	f.metricsAddr = *metricsAddr
+	if f.metricsAddr != "" && f.metricsAddr == *addr {
+		return fail("--metrics-addr must differ from --addr")
 	}
 	if strings.TrimSpace(*providerURL) == "" {
 		return fail("missing --provider-url (or PDPP_PROVIDER_URL)")
@@ -191,9 +261,13 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 	if f.cfg.TrustedProxies, err = parsePrefixes(*proxies); err != nil {
 		return fail("--trusted-proxies: %v", err)
 	}
-	if secret := env("PDPP_MCP_CURSOR_SECRET"); secret != "" {
-		if f.cfg.CursorKey, err = contentladder.NewCursorKey([]byte(secret)); err != nil {
-			return fail("PDPP_MCP_CURSOR_SECRET: %v", err)
+	secret, source, err := secretFromEnv(env, "PDPP_MCP_CURSOR_SECRET")
+	if err != nil {
+		return failConfig(err)
+	}
+	if source != "" {
+		if f.cfg.CursorKey, err = cursorKeyFromSecret(secret, source); err != nil {
+			return failConfig(err)
 		}
 	}
 	if *jwtIssuer != "" || *jwtKeys != "" || *jwksURL != "" {
@@ -226,9 +300,12 @@ func parseServeFlags(args []string, env func(string) string, stderr io.Writer) (
 		if err := checkAuthorityURL(*introURL); err != nil {
 			return fail("--introspection-url: %v", err)
 		}
-		secret := env("PDPP_MCP_INTROSPECTION_CLIENT_SECRET")
+		secret, _, err := secretFromEnv(env, "PDPP_MCP_INTROSPECTION_CLIENT_SECRET")
+		if err != nil {
+			return failConfig(err)
+		}
 		if (*introID == "") != (secret == "") {
-			return fail("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET, or neither")
+			return fail("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE], or neither")
 		}
 		f.cfg.Auth.Introspection = &bearerauth.IntrospectionOptions{URL: *introURL, ClientID: *introID, ClientSecret: secret}
 	}

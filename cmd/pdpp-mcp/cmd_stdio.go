@@ -18,46 +18,46 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
-func init() { subcommands["stdio"] = runStdio }
-
 const stdioUsage = `usage: pdpp-mcp [--provider-url URL] [--cache-root DIR] [--server-name NAME]
 
 Serves the PDPP MCP tools over stdio with the grant-scoped client
 credential(s) that 'pdpp connect <provider-url>' cached. Owner credentials
 are refused. stdout carries only MCP messages; diagnostics go to stderr.
 
-environment: PDPP_PROVIDER_URL, PDPP_CACHE_ROOT (default .pdpp),
-             PDPP_MCP_SERVER_NAME (default pdpp-mcp)
-other modes: pdpp-mcp serve | demo | mockrs | version
+Each flag also comes from the environment variable shown; a flag on the
+command line wins over the variable, the variable over the default.
+other modes: pdpp-mcp serve | demo | mockrs | version | help
+
+flags:
 `
 
-// stdioFlags are the TypeScript adapter's CLI flags; flags beat env.
+// stdioFlags are the TypeScript adapter's CLI flags plus logging; flags
+// beat env.
 type stdioFlags struct {
 	providerURL, cacheRoot, serverName string
+	logger                             *slog.Logger
 }
 
-func parseStdioFlags(args []string, env func(string) string, stderr io.Writer) (stdioFlags, int, bool) {
+// parseStdioFlags reads the stdio flags. --help and --version answer on
+// stdout: nothing is being served yet, so no MCP client is reading it.
+func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.Writer) (stdioFlags, int, bool) {
 	var f stdioFlags
 	fs := flag.NewFlagSet("pdpp-mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.providerURL, "provider-url", env("PDPP_PROVIDER_URL"), "")
-	fs.StringVar(&f.cacheRoot, "cache-root", envOr(env, "PDPP_CACHE_ROOT", ".pdpp"), "")
-	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "")
-	showVersion := fs.Bool("version", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, stdioUsage)
-			return f, exitOK, false
-		}
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, stdioUsage)
-		return f, exitUsage, false
+	fs.StringVar(&f.providerURL, "provider-url", envOr(env, "PDPP_PROVIDER_URL", ""), "PDPP resource server origin (PDPP_PROVIDER_URL)")
+	fs.StringVar(&f.cacheRoot, "cache-root", envOr(env, "PDPP_CACHE_ROOT", ".pdpp"), "credential cache directory of 'pdpp connect' (PDPP_CACHE_ROOT)")
+	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "serverInfo name (PDPP_MCP_SERVER_NAME)")
+	logs := addLogFlags(fs, env, "info", "json")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if code, ok := parseFlags(fs, stdioUsage, args, stdout, stderr); !ok {
+		return f, code, false
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, version)
+		fmt.Fprintln(stdout, appVersion())
 		return f, exitOK, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pdpp-mcp: unexpected argument %q\n%s", fs.Arg(0), stdioUsage)
+	var err error
+	if f.logger, err = logs.logger(stderr); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return f, exitUsage, false
 	}
 	if strings.TrimSpace(f.providerURL) == "" {
@@ -75,7 +75,7 @@ func ownerCredentialInEnv(env func(string) string) bool {
 
 // runStdio is the default mode: an MCP server on stdin/stdout.
 func runStdio(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
-	f, code, ok := parseStdioFlags(args, env, stderr)
+	f, code, ok := parseStdioFlags(args, env, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -106,13 +106,13 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 	for i, tok := range tokens {
 		grants[i] = adapter.NewGrant(tok)
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + version})
+	logger := f.logger
+	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + appVersion()})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	srv, err := adapter.New(adapter.Config{RS: rs, ServerName: f.serverName, Version: version, Grants: grants, Logger: logger})
+	srv, err := adapter.New(adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Grants: grants, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitFailure
@@ -125,13 +125,6 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		return exitFailure
 	}
 	return exitOK
-}
-
-func envOr(env func(string) string, key, def string) string {
-	if v := strings.TrimSpace(env(key)); v != "" {
-		return v
-	}
-	return def
 }
 
 func stdinReader() io.Reader { return os.Stdin }

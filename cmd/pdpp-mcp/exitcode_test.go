@@ -162,10 +162,9 @@ func TestStdioExitCodes(t *testing.T) {
 		wantStderr []string
 		noStderr   []string
 	}{
-		{"--help", "", nil, []string{"--help"}, "", 0, []string{"usage: pdpp-mcp", "--provider-url", "PDPP_CACHE_ROOT"}, nil},
-		{"-h", "", nil, []string{"-h"}, "", 0, []string{"usage: pdpp-mcp"}, nil},
-		{"--version", "", nil, []string{"--version"}, "", 0, []string{"dev"}, nil},
 		{"unknown flag", "", nil, []string{"--profile", "x"}, "", 64, []string{"flag provided but not defined", "usage:"}, nil},
+		{"bad log level", "", nil, []string{"--provider-url", rs.URL, "--log-level", "loud"}, "", 64, []string{"--log-level"}, nil},
+		{"bad log format from env", "", map[string]string{"PDPP_MCP_LOG_FORMAT": "xml"}, []string{"--provider-url", rs.URL}, "", 64, []string{"--log-format"}, nil},
 		{"missing provider URL", "", nil, nil, "", 64, []string{"Missing --provider-url"}, nil},
 		{"bad provider URL", "", nil, []string{"--provider-url", "ftp://x"}, "", 64, []string{"invalid provider URL"}, nil},
 		{"unexpected argument", "", nil, []string{"--provider-url", rs.URL, "extra"}, "", 64, []string{`unexpected argument "extra"`}, nil},
@@ -266,6 +265,10 @@ func TestServeExitCodes(t *testing.T) {
 	if err := os.WriteFile(keys, []byte(`{"keys":[{"kty":"oct","kid":"k","k":"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	shortSecret := filepath.Join(dir, "short-secret")
+	if err := os.WriteFile(shortSecret, []byte("too-short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`not keys`), 0o600); err != nil {
 		t.Fatal(err)
@@ -278,7 +281,6 @@ func TestServeExitCodes(t *testing.T) {
 		wantCode   int
 		wantStderr string
 	}{
-		{"--help", []string{"serve", "--help"}, nil, 0, "-jwks-url string"},
 		{"unknown flag", append(base, "--nope"), nil, 64, "flag provided but not defined"},
 		{"missing provider", []string{"serve"}, nil, 64, "missing --provider-url"},
 		{"bad public URL", append(base, "--public-url", "https://x.example/path"), nil, 64, "--public-url"},
@@ -289,7 +291,15 @@ func TestServeExitCodes(t *testing.T) {
 		{"unreadable key file", append(base, "--jwt-issuer", "https://as.example", "--jwt-keys", bad, "--public-url", "https://mcp.example"), nil, 64, "neither a JWKS"},
 		{"cleartext JWKS off loopback", append(base, "--jwt-issuer", "https://as.example", "--jwks-url", "http://as.example/jwks", "--public-url", "https://mcp.example"), nil, 64, "only allowed on loopback"},
 		{"introspection id without secret", append(base, "--introspection-url", "https://as.example/introspect", "--introspection-client-id", "c"), nil, 64, "needs both"},
-		{"short cursor secret", base, map[string]string{"PDPP_MCP_CURSOR_SECRET": "short"}, 64, "PDPP_MCP_CURSOR_SECRET"},
+		{"short cursor secret", base, map[string]string{"PDPP_MCP_CURSOR_SECRET": "short"}, 78, "PDPP_MCP_CURSOR_SECRET is 5 bytes; it must be at least 32"},
+		{"committed placeholder cursor secret", base, map[string]string{"PDPP_MCP_CURSOR_SECRET": "change-me-to-32-or-more-random-bytes-0000"}, 78, "example placeholder"},
+		{"placeholder-looking cursor secret", base, map[string]string{"PDPP_MCP_CURSOR_SECRET": "please-replace-me-with-something-random"}, 78, "unedited placeholder"},
+		{"short cursor secret file", base, map[string]string{"PDPP_MCP_CURSOR_SECRET_FILE": shortSecret}, 78, "PDPP_MCP_CURSOR_SECRET_FILE is 9 bytes"},
+		{"missing cursor secret file", base, map[string]string{"PDPP_MCP_CURSOR_SECRET_FILE": filepath.Join(dir, "absent")}, 78, "PDPP_MCP_CURSOR_SECRET_FILE:"},
+		{"cursor secret twice", base, map[string]string{"PDPP_MCP_CURSOR_SECRET": strings.Repeat("s", 40), "PDPP_MCP_CURSOR_SECRET_FILE": shortSecret}, 78, "set one"},
+		{"bad log level", append(base, "--log-level", "chatty"), nil, 64, "--log-level"},
+		{"bad shutdown timeout", base, map[string]string{"PDPP_MCP_SHUTDOWN_TIMEOUT": "soon"}, 64, "--shutdown-timeout"},
+		{"metrics on the main address", append(base, "--metrics-addr", "127.0.0.1:0"), nil, 64, "--metrics-addr must differ"},
 		{"port in use", []string{"serve", "--provider-url", "http://127.0.0.1:1", "--addr", "256.0.0.1:1"}, nil, 1, "listen on"},
 	}
 	for _, tc := range cases {

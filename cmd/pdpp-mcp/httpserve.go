@@ -45,12 +45,17 @@ func startHTTP(addr string, h http.Handler) (*startedServer, error) {
 // waitAndShutdown blocks until ctx ends or the server fails, then shuts the
 // server down gracefully (in-flight requests get a few seconds to finish).
 func (s *startedServer) waitAndShutdown(ctx context.Context) error {
+	return s.waitAndShutdownWithin(ctx, 5*time.Second)
+}
+
+// waitAndShutdownWithin is waitAndShutdown with the drain time given.
+func (s *startedServer) waitAndShutdownWithin(ctx context.Context, drain time.Duration) error {
 	select {
 	case err := <-s.done:
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	if err := s.srv.Shutdown(shutdownCtx); err != nil {
 		return err
