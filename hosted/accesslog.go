@@ -8,15 +8,27 @@ import (
 
 // accessLog writes one structured line per hosted request: method, path
 // (never the query), status, bytes and duration. Headers — and so the
-// bearer — are never logged.
+// bearer — are never logged. Successful probes and scrapes are logged at
+// DEBUG: a kubelet and Prometheus ask every few seconds, and at INFO they
+// would drown the requests people read logs for.
 func accessLog(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		log.Info("http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+		level := slog.LevelInfo
+		if isProbePath(r.URL.Path) && rec.status < http.StatusInternalServerError {
+			level = slog.LevelDebug
+		}
+		log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 			"bytes", rec.bytes, "duration_ms", time.Since(start).Milliseconds())
 	})
+}
+
+// isProbePath reports the endpoints machines poll: health, readiness and
+// metrics. A failing readiness check stays at INFO: it changes routing.
+func isProbePath(p string) bool {
+	return p == "/healthz" || p == "/readyz" || p == "/metrics"
 }
 
 // statusRecorder remembers what a handler answered.

@@ -268,8 +268,13 @@ func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// ReadyCheckTimeout bounds the RS check behind /readyz. A readiness
+// probe's timeout must exceed it, or a slow RS reads as a probe timeout
+// instead of a 503 with a reason (deploy/ checks its manifests).
+const ReadyCheckTimeout = 5 * time.Second
+
 func (h *hosted) serveReady(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), ReadyCheckTimeout)
 	defer cancel()
 	if _, _, err := h.a.RS().ProtectedResourceMetadata(ctx); err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err)})
