@@ -221,8 +221,10 @@ func TestRSErrorsKeepEnvelopeAndStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.text()), &env); err != nil {
 		t.Fatal(err)
 	}
-	if !r.IsError || env.Error.Code != "grant_stream_not_allowed" || env.HTTPStatus != 403 || env.Error.RequestID == "" {
-		t.Errorf("RS 403 not kept: %s", r.text())
+	// The real RS answers a stream outside the grant with 401
+	// context.stream_not_allowed (real-rs-differences D2).
+	if !r.IsError || env.Error.Code != "context.stream_not_allowed" || env.HTTPStatus != 401 || env.Error.RequestID == "" {
+		t.Errorf("RS 401 not kept: %s", r.text())
 	}
 	if string(r.StructuredContent) != r.text() {
 		t.Errorf("structuredContent differs from text:\n%s\n%s", r.StructuredContent, r.text())

@@ -35,6 +35,11 @@ func (s *Server) aggregate(c *call, stream string) (obj, *apiError) {
 		return nil, err
 	}
 	t := &sc.targets[0]
+	// The reference refuses a fan-in count_distinct before it validates the
+	// field (capture 0115: an undeclared field still gets this message).
+	if optParam(q, "metric") == aggregation.MetricCountDistinct && len(sc.targets) > 1 {
+		return nil, aggInvalid("invalid_request", "count_distinct across multiple connections is not supported; scope with connection_id")
+	}
 	spec, err := aggSpec(q, t)
 	if err != nil {
 		return nil, err
@@ -42,9 +47,6 @@ func (s *Server) aggregate(c *call, stream string) (obj, *apiError) {
 	filters, err := parseFilters(q, t)
 	if err != nil {
 		return nil, err
-	}
-	if spec.Metric == aggregation.MetricCountDistinct && len(sc.targets) > 1 {
-		return nil, newErr("invalid_request", "metric", "count_distinct cannot be merged across connections; scope with connection_id")
 	}
 	var parts []aggregation.Result
 	for i := range sc.targets {
@@ -104,62 +106,134 @@ func aggBody(spec aggregation.Spec, stream string, res aggregation.Result, merge
 	return o
 }
 
+// Aggregate validation follows the reference's normalizeAggregateRequest:
+// same order, same messages, and no `param` on any of its errors (D6, D8;
+// captures 0115, 0116, 0165).
+
+// aggGranularities is the reference's granularity vocabulary.
+var aggGranularities = []string{"minute", "hour", "day", "week", "month", "quarter", "year"}
+
+// aggInvalid is the reference's invalidQueryError: a 400 without param.
+func aggInvalid(code, format string, args ...any) *apiError {
+	return newErr(code, "", format, args...)
+}
+
+// optParam is a trimmed parameter value, "" when absent or empty.
+func optParam(q *query, name string) string {
+	v, _ := q.one(name)
+	return strings.TrimSpace(v)
+}
+
 // aggSpec validates the aggregate parameters against the declaration.
 func aggSpec(q *query, t *target) (aggregation.Spec, *apiError) {
 	var sp aggregation.Spec
 	decl := t.info.decl.Query.Aggregations
-	sp.Metric, _ = q.one("metric")
-	switch sp.Metric {
-	case "count", "sum", "min", "max", "count_distinct":
-	case "":
-		return sp, newErr("invalid_request", "metric", "metric is required (count, sum, min, max, count_distinct)")
-	default:
-		return sp, newErr("invalid_request", "metric", "Unsupported metric '%s'", sp.Metric)
-	}
 	if decl == nil {
-		return sp, newErr("invalid_request", "", "Aggregations are not declared for stream '%s'", t.info.decl.Name)
+		return sp, aggInvalid("invalid_request", "Aggregations are not declared for stream '%s'", t.info.decl.Name)
 	}
-	field, hasField := q.one("field")
-	lists := map[string][]string{"sum": decl.Sum, "min": decl.Min, "max": decl.Max, "count_distinct": decl.CountDistinct}
-	if sp.Metric == "count" {
+	sp.Metric = optParam(q, "metric")
+	if !contains([]string{"count", "sum", "min", "max", "count_distinct"}, sp.Metric) {
+		return sp, aggInvalid("invalid_request", "metric must be one of count, sum, min, max, count_distinct")
+	}
+	field, gb, gbt := optParam(q, "field"), optParam(q, "group_by"), optParam(q, "group_by_time")
+	if gb != "" && gbt != "" {
+		return sp, aggInvalid("invalid_request", "group_by and group_by_time cannot be combined; choose one grouping dimension")
+	}
+	grouped := gb != "" || gbt != ""
+	if err := aggLimit(q, grouped, &sp); err != nil {
+		return sp, err
+	}
+	if err := aggTime(q, gbt, &sp); err != nil {
+		return sp, err
+	}
+	switch sp.Metric {
+	case "count":
+		if field != "" {
+			return sp, aggInvalid("invalid_request", "field is not supported for count")
+		}
 		if !decl.Count {
-			return sp, newErr("invalid_request", "metric", "count is not declared for stream '%s'", t.info.decl.Name)
+			return sp, aggInvalid("invalid_request", "Count aggregation is not declared for stream '%s'", t.info.decl.Name)
 		}
-		if hasField {
-			return sp, newErr("invalid_request", "field", "metric=count does not take a field")
+	case "count_distinct":
+		if grouped {
+			return sp, aggInvalid("invalid_request", "count_distinct does not support grouping; omit group_by and group_by_time")
 		}
-	} else {
-		p, err := aggField(t, "field", field, lists[sp.Metric], sp.Metric)
+		p, err := aggField(t, field, decl.CountDistinct, sp.Metric)
 		if err != nil {
 			return sp, err
 		}
-		if !fieldKindOK(p, sp.Metric) {
-			return sp, newErr("invalid_request", "field", "Field '%s' has a type that does not support %s", field, sp.Metric)
+		if p.scalarType() == "" {
+			return sp, aggInvalid("invalid_request", "count_distinct requires a scalar field; '%s' is not scalar", field)
 		}
-		sp.Field = field
+	default:
+		if grouped {
+			return sp, aggInvalid("invalid_request", "%s does not support grouping; group_by and group_by_time are only valid with metric=count", sp.Metric)
+		}
+		lists := map[string][]string{"sum": decl.Sum, "min": decl.Min, "max": decl.Max}
+		p, err := aggField(t, field, lists[sp.Metric], sp.Metric)
+		if err != nil {
+			return sp, err
+		}
+		if err := numericKind(p, sp.Metric, field); err != nil {
+			return sp, err
+		}
 	}
-	if err := aggGrouping(q, t, decl, &sp); err != nil {
-		return sp, err
+	sp.Field = field
+	if gb != "" {
+		p, err := aggField(t, gb, decl.GroupBy, "group_by")
+		if err != nil {
+			return sp, err
+		}
+		if p.scalarType() == "" {
+			return sp, aggInvalid("invalid_request", "Grouped counts require a scalar field; '%s' is not scalar", gb)
+		}
+		sp.GroupBy = gb
+	}
+	if gbt != "" {
+		if sp.Metric != "count" {
+			return sp, aggInvalid("invalid_request", "group_by_time is only valid with metric=count")
+		}
+		p, err := aggField(t, gbt, decl.GroupByTime, "group_by_time")
+		if err != nil {
+			return sp, err
+		}
+		if p.scalarType() != "string" || !isTimeField(p) {
+			return sp, aggInvalid("invalid_request", "group_by_time requires a date or date-time field; '%s' is not supported", gbt)
+		}
+		sp.GroupByTime = gbt
 	}
 	return sp, nil
 }
 
-// aggField checks a field is declared in the schema, granted, and listed.
-func aggField(t *target, param, field string, list []string, kind string) (*prop, *apiError) {
+// aggField checks a field is in the schema, granted, and declared for kind.
+func aggField(t *target, field string, list []string, kind string) (*prop, *apiError) {
 	if field == "" {
-		return nil, newErr("invalid_request", param, "%s is required for %s", param, kind)
+		return nil, aggInvalid("invalid_request", "field is required for %s", kind)
 	}
 	p := t.info.propIdx[field]
 	if p == nil {
-		return nil, newErr("unknown_field", param, "Unknown field '%s' for stream '%s'", field, t.info.decl.Name)
+		return nil, aggInvalid("unknown_field", "Unknown field: %s", field)
 	}
 	if !t.granted(field) {
-		return nil, newErr("field_not_granted", param, "Field '%s' is not granted", field)
+		return nil, aggInvalid("field_not_granted", "Aggregation field '%s' not in grant", field)
 	}
 	if !contains(list, field) {
-		return nil, newErr("invalid_request", param, "Field '%s' is not declared for %s on stream '%s'", field, kind, t.info.decl.Name)
+		return nil, aggInvalid("invalid_request", "Aggregation %s is not declared for '%s'", kind, field)
 	}
 	return p, nil
+}
+
+// numericKind applies the sum and min/max type rules.
+func numericKind(p *prop, metric, field string) *apiError {
+	st := p.scalarType()
+	numeric := st == "integer" || st == "number"
+	if metric == "sum" && !numeric {
+		return aggInvalid("invalid_request", "Aggregation sum requires a numeric field; '%s' is not numeric", field)
+	}
+	if !numeric && !(st == "string" && (p.format == "date" || p.format == "date-time")) {
+		return aggInvalid("invalid_request", "Aggregation %s requires a numeric, date, or date-time field; '%s' is not supported", metric, field)
+	}
+	return nil
 }
 
 // isTimeField reports a date or date-time field.
@@ -167,90 +241,54 @@ func isTimeField(p *prop) bool {
 	return p.format == "date" || p.format == "date-time" || p.xType == "timestamp" || p.xType == "date"
 }
 
-// fieldKindOK applies the per-metric type rules.
-func fieldKindOK(p *prop, metric string) bool {
-	st := p.scalarType()
-	switch metric {
-	case "sum":
-		return st == "integer" || st == "number"
-	case "min", "max":
-		return st == "integer" || st == "number" || (st == "string" && isTimeField(p))
-	case "count_distinct", "group_by":
-		return st != ""
-	}
-	return true
-}
-
-// aggGrouping validates group_by / group_by_time / granularity / time_zone
-// / limit.
-func aggGrouping(q *query, t *target, decl *AggregationDecl, sp *aggregation.Spec) *apiError {
-	gb, hasGB := q.one("group_by")
-	gbt, hasGBT := q.one("group_by_time")
-	gran, hasGran := q.one("granularity")
-	tz, hasTZ := q.one("time_zone")
+// aggLimit validates the group limit (only with grouping; out of range is
+// an error, not a clamp).
+func aggLimit(q *query, grouped bool, sp *aggregation.Spec) *apiError {
 	lim, hasLim := q.one("limit")
-	if (hasGB || hasGBT) && sp.Metric != "count" {
-		return newErr("invalid_request", "group_by", "Grouping is only supported with metric=count")
-	}
-	if hasGB && hasGBT {
-		return newErr("invalid_request", "group_by_time", "group_by and group_by_time are mutually exclusive")
-	}
-	if hasGB {
-		p, err := aggField(t, "group_by", gb, decl.GroupBy, "group_by")
-		if err != nil {
-			return err
-		}
-		if !fieldKindOK(p, "group_by") {
-			return newErr("invalid_request", "group_by", "group_by requires a scalar field")
-		}
-		sp.GroupBy = gb
-	}
-	if hasGBT {
-		p, err := aggField(t, "group_by_time", gbt, decl.GroupByTime, "group_by_time")
-		if err != nil {
-			return err
-		}
-		if !isTimeField(p) {
-			return newErr("invalid_request", "group_by_time", "group_by_time requires a date or date-time field")
-		}
-		sp.GroupByTime = gbt
-		switch gran {
-		case "minute", "hour", "day", "week", "month", "quarter", "year":
-			sp.Granularity = gran
-		case "":
-			return newErr("invalid_request", "granularity", "granularity is required with group_by_time")
-		default:
-			return newErr("invalid_request", "granularity", "Unsupported granularity '%s'", gran)
-		}
-		sp.Location = time.UTC
-		if hasTZ {
-			loc, err := time.LoadLocation(tz)
-			if err != nil || tz == "" || strings.EqualFold(tz, "Local") {
-				return newErr("invalid_request", "time_zone", "Unknown time_zone '%s'; use an IANA name", tz)
-			}
-			sp.Location = loc
-		}
-	} else {
-		if hasGran {
-			return newErr("invalid_request", "granularity", "granularity is only allowed with group_by_time")
-		}
-		if hasTZ {
-			return newErr("invalid_request", "time_zone", "time_zone is only allowed with group_by_time")
-		}
-	}
-	if !hasGB && !hasGBT {
+	if !grouped {
 		if hasLim {
-			return newErr("invalid_request", "limit", "limit is only allowed with group_by or group_by_time")
+			return aggInvalid("invalid_request", "limit is only supported with group_by or group_by_time")
 		}
 		return nil
 	}
 	sp.Limit = aggDefaultLimit
-	if hasLim {
-		n, err := strconv.Atoi(lim)
-		if err != nil || n < 1 || n > aggMaxLimit {
-			return newErr("invalid_request", "limit", "limit must be an integer between 1 and 100")
+	if strings.TrimSpace(lim) == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(lim))
+	if err != nil || n < 1 || n > aggMaxLimit {
+		return aggInvalid("invalid_request", "limit must be an integer between 1 and %d", aggMaxLimit)
+	}
+	sp.Limit = n
+	return nil
+}
+
+// aggTime validates granularity and time_zone against group_by_time.
+func aggTime(q *query, gbt string, sp *aggregation.Spec) *apiError {
+	gran, tz := optParam(q, "granularity"), optParam(q, "time_zone")
+	if gbt == "" {
+		if gran != "" {
+			return aggInvalid("invalid_request", "granularity is only supported with group_by_time")
 		}
-		sp.Limit = n
+		if tz != "" {
+			return aggInvalid("invalid_request", "time_zone is only supported with group_by_time")
+		}
+		return nil
+	}
+	if gran == "" {
+		return aggInvalid("invalid_request", "granularity is required when group_by_time is present")
+	}
+	if !contains(aggGranularities, gran) {
+		return aggInvalid("invalid_request", "granularity must be one of %s", strings.Join(aggGranularities, ", "))
+	}
+	sp.Granularity = gran
+	sp.Location = time.UTC
+	if tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil || strings.EqualFold(tz, "Local") {
+			return aggInvalid("invalid_request", "Unknown time_zone '%s'; use an IANA name", tz)
+		}
+		sp.Location = loc
 	}
 	return nil
 }

@@ -31,11 +31,11 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	case "", "active":
 		return &principal{grant: g}, nil
 	case "revoked":
-		return nil, newErr("grant_revoked", "", "Grant %s has been revoked", g.ID)
+		return nil, newErr("grant_revoked", "", "Grant has been revoked")
 	case "expired":
-		return nil, newErr("grant_expired", "", "Grant %s has expired", g.ID)
+		return nil, newErr("grant_expired", "", "Grant has expired")
 	default:
-		return nil, newErr("grant_invalid", "", "Grant %s cannot be served", g.ID)
+		return nil, newErr("grant_invalid", "", "Grant is malformed or no longer valid")
 	}
 }
 

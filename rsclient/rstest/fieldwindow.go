@@ -100,8 +100,10 @@ func (s *Server) fieldWindow(c *call, stream, id string) (obj, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if t.info.propIdx[p.field] != nil && !t.granted(p.field) {
-		return nil, newErr("field_not_granted", "field", "Field '%s' is not granted", p.field)
+	// The reference checks the field against the granted projection, so a
+	// field the schema does not know is "not granted" too (D7, capture 0138).
+	if t.info.propIdx[p.field] == nil || !t.granted(p.field) {
+		return nil, newErr("field_not_granted", "", "field '%s' is not within the granted projection for this stream", p.field)
 	}
 	raw, ok := rawField(r.Data, p.field)
 	if !ok {

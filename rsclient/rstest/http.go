@@ -63,6 +63,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.p = p
+	if err := s.enforceReadContext(c, route); err != nil {
+		s.fail(c, err)
+		return
+	}
 	body, err := s.dispatch(c, route)
 	if err != nil {
 		s.fail(c, err)
@@ -112,6 +116,40 @@ func (s *Server) fail(c *call, e *apiError) {
 		e.extra = append(e.extra, kv{"resource_metadata", md}, kv{"next_step", nextStep})
 	}
 	s.writeJSON(c, e.status, e.envelope(c.reqID))
+}
+
+// introspectionFailed is the reference's message for a client token whose
+// introspection context does not cover the request (a stream outside the
+// grant, a connection outside its instance list).
+const introspectionFailed = "Token introspection failed closed"
+
+// enforceReadContext mirrors the reference's auth middleware: for a client
+// token on any /v1/streams/{stream}/… route, the stream must be in the
+// grant and a connection_id (or its alias) among the grant's instances, or
+// the token is treated as inactive: 401 context.stream_not_allowed /
+// context.instance_mismatch with the challenge (captures 0104, 0142, 0155).
+// It reads like a dead token, which is exactly what clients must cope with.
+func (s *Server) enforceReadContext(c *call, rt *route) *apiError {
+	if c.p.owner || rt.stream == "" {
+		return nil
+	}
+	gs := c.p.grantStream(rt.stream)
+	if gs == nil {
+		return newErr("context.stream_not_allowed", "", introspectionFailed)
+	}
+	connID, hasID := c.q.one("connection_id")
+	if !hasID {
+		connID, hasID = c.q.one("connector_instance_id")
+	}
+	if !hasID || connID == "" {
+		return nil
+	}
+	for _, id := range gs.ConnectionIDs {
+		if id == connID {
+			return nil
+		}
+	}
+	return newErr("context.instance_mismatch", "", introspectionFailed)
 }
 
 // nextStep is the reference RS's 401 guidance text.

@@ -21,8 +21,9 @@ func TestRecordDetail(t *testing.T) {
 		{"tombstone", "/v1/streams/messages/records/gone", gmailTok, 404, "not_found"},
 		{"time-constrained", "/v1/streams/message_bodies/records/old", gmailTok, 404, "not_found"},
 		{"encoded slash", "/v1/streams/message_bodies/records/uni%2Fcode", gmailTok, 200, ""},
-		{"not granted", "/v1/streams/attachments/records/x", gmailTok, 403, "grant_stream_not_allowed"},
-		{"bad connection", "/v1/streams/messages/records/m010?connection_id=cin_nope", gmailTok, 404, "connection_not_found"},
+		{"not granted", "/v1/streams/attachments/records/x", gmailTok, 401, "context.stream_not_allowed"},
+		{"bad connection", "/v1/streams/messages/records/m010?connection_id=cin_nope", gmailTok, 401, "context.instance_mismatch"},
+		{"owner bad connection", "/v1/streams/messages/records/m010?connection_id=cin_nope", ownerTok, 404, "connection_not_found"},
 		{"client expand", "/v1/streams/messages/records/m010?expand=message_bodies", gmailTok, 400, "invalid_request"},
 	}
 	for _, tc := range tests {
@@ -96,7 +97,7 @@ func TestFieldWindow(t *testing.T) {
 		{"zero limit", uni + "&limit_chars=0", 400, "invalid_window", nil},
 		{"query not found", uni + "&q=FIN", 404, "query_not_found", nil},
 		{"not granted", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=charset", 403, "field_not_granted", nil},
-		{"absent", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=nope", 404, "field_not_found", nil},
+		{"unknown field", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=nope", 403, "field_not_granted", nil},
 		{"not text", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=body_text_bytes", 422, "field_not_text", nil},
 		{"record missing", "/v1/streams/message_bodies/records/zz/field-window?field=body_text", 404, "not_found", nil},
 		{"ambiguous", "/v1/streams/messages/records/m001/field-window?field=subject", 409, "ambiguous_connection", nil},

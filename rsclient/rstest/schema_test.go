@@ -148,7 +148,7 @@ func TestStreams(t *testing.T) {
 		code      string
 	}{
 		{"/v1/streams/messages", gmailTok, 200, ""},
-		{"/v1/streams/attachments", gmailTok, 403, "grant_stream_not_allowed"},
+		{"/v1/streams/attachments", gmailTok, 401, "context.stream_not_allowed"},
 		{"/v1/streams/nope", ownerTok, 404, "not_found"},
 	}
 	for _, tc := range tests {

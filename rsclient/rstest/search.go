@@ -172,7 +172,7 @@ func (s *Server) searchTargets(p *principal, sr *searchReq, streams []string, co
 	want := map[string]bool{}
 	for _, st := range streams {
 		if !p.owner && p.grantStream(st) == nil {
-			return newErr("grant_stream_not_allowed", "streams", "Stream '%s' is not authorized by this grant", st)
+			return newErr("grant_stream_not_allowed", "", "Stream '%s' not in grant", st)
 		}
 		want[st] = true
 	}

@@ -23,7 +23,9 @@ func TestAuthAndEnvelope(t *testing.T) {
 		{"revoked grant", "/v1/schema", revokedTok, 403, "grant_revoked", ""},
 		{"expired grant", "/v1/schema", expiredGr, 403, "grant_expired", ""},
 		{"invalid grant", "/v1/schema", invalidGr, 403, "grant_invalid", ""},
-		{"stream not granted", "/v1/streams/attachments/records", gmailTok, 403, "grant_stream_not_allowed", ""},
+		{"revoked message", "/v1/schema", revokedTok, 403, "grant_revoked", "Grant has been revoked"},
+		{"stream not granted", "/v1/streams/attachments/records", gmailTok, 401, "context.stream_not_allowed", "Token introspection failed closed"},
+		{"connection not granted", "/v1/streams/messages/records?connection_id=" + connSlack, gmailTok, 401, "context.instance_mismatch", "Token introspection failed closed"},
 		{"owner unknown stream", "/v1/streams/nope/records", ownerTok, 404, "not_found", ""},
 		{"ok", "/v1/schema", gmailTok, 200, "", ""},
 	}
