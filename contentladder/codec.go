@@ -11,7 +11,7 @@ var errCodec = errors.New("contentladder: truncated or oversized field")
 
 // encoder builds the compact binary payloads of handles and cursors:
 // uvarint lengths and integers, so a typical handle is a few dozen bytes
-// instead of the ~130 of the TS JSON form.
+// instead of the ~130 of the TS adapter's JSON form.
 type encoder struct{ b []byte }
 
 func (e *encoder) byte1(v byte)      { e.b = append(e.b, v) }
@@ -91,13 +91,15 @@ func (d *decoder) done() error {
 	return d.err
 }
 
-// decodeBase64Lenient accepts what Node's lenient base64url decoder would
-// have produced handles from: raw URL (ours), padded URL, and std alphabets.
-func decodeBase64Lenient(s string) ([]byte, bool) {
-	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
-		if b, err := enc.DecodeString(s); err == nil {
-			return b, true
-		}
+// decodeCanonical decodes s only if it is exactly what encoder.base64url
+// writes for the decoded bytes: unpadded base64url with zero trailing bits.
+// encoding/base64 alone is not enough: it skips '\r' and '\n' anywhere in
+// the input even in Strict mode, so several strings would decode to the
+// same payload and a handle or cursor would not be one exact string.
+func decodeCanonical(s string) ([]byte, bool) {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || base64.RawURLEncoding.EncodeToString(b) != s {
+		return nil, false
 	}
-	return nil, false
+	return b, true
 }

@@ -1,6 +1,7 @@
 package contentladder
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -109,24 +110,35 @@ func (k *CursorKey) Seal(c Cursor) string {
 	if exp.IsZero() {
 		exp = time.Now().Add(DefaultCursorTTL)
 	}
+	var digest []byte
+	if c.Digest != "" {
+		digest = digestFP(c.Digest)
+	}
+	e := cursorPayload(uint64(max(exp.Unix(), 0)), uint64(max(c.OffsetChars, 0)), uint64(max(c.LimitChars, 0)),
+		fingerprint("grant", c.GrantHash), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digest)
+	e.raw(k.sum(e.b))
+	return e.base64url()
+}
+
+// cursorPayload writes the part of a cursor the MAC covers. Open re-runs
+// it on what it read, so a payload that decodes but is not byte-for-byte
+// what Seal writes (an overlong varint, say) is refused.
+func cursorPayload(exp, offset, limit uint64, grant, record, field, digest []byte) encoder {
 	var e encoder
 	e.byte1(cursorVersion)
 	var flags byte
-	if c.Digest != "" {
+	if digest != nil {
 		flags |= flagHasDigest
 	}
 	e.byte1(flags)
-	e.uvarint(uint64(max(exp.Unix(), 0)))
-	e.uvarint(uint64(max(c.OffsetChars, 0)))
-	e.uvarint(uint64(max(c.LimitChars, 0)))
-	e.raw(fingerprint("grant", c.GrantHash))
-	e.raw(fingerprint("record", c.Ref.ID()))
-	e.raw(fingerprint("field", c.FieldPath))
-	if c.Digest != "" {
-		e.raw(digestFP(c.Digest))
-	}
-	e.raw(k.sum(e.b))
-	return e.base64url()
+	e.uvarint(exp)
+	e.uvarint(offset)
+	e.uvarint(limit)
+	e.raw(grant)
+	e.raw(record)
+	e.raw(field)
+	e.raw(digest)
+	return e
 }
 
 func (k *CursorKey) sum(payload []byte) []byte {
@@ -159,8 +171,8 @@ func (k *CursorKey) Open(s string, b Binding) (Cursor, error) {
 	if s == "" || len(s) > maxCursorChars {
 		return Cursor{}, where(ReasonMalformed, "is malformed (wrong length; pass next_cursor exactly as returned)")
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil || len(raw) < 2+3+3*fpLen+macLen {
+	raw, ok := decodeCanonical(s)
+	if !ok || len(raw) < 2+3+3*fpLen+macLen {
 		return Cursor{}, where(ReasonMalformed, "is malformed (not a cursor returned by read_record_field)")
 	}
 	payload, mac := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
@@ -174,10 +186,13 @@ func (k *CursorKey) Open(s string, b Binding) (Cursor, error) {
 	c.OffsetChars = d.int(MaxOffsetChars)
 	c.LimitChars = d.int(MaxWindowChars)
 	grant, rec, field := d.raw(fpLen), d.raw(fpLen), d.raw(fpLen)
+	var digest []byte
 	if flags&flagHasDigest != 0 {
-		c.Digest = digestFPPrefix + base64.RawURLEncoding.EncodeToString(d.raw(fpLen))
+		digest = d.raw(fpLen)
+		c.Digest = digestFPPrefix + base64.RawURLEncoding.EncodeToString(digest)
 	}
-	if d.done() != nil || version != cursorVersion || flags&^flagHasDigest != 0 || exp > 1<<40 {
+	if d.done() != nil || version != cursorVersion || flags&^flagHasDigest != 0 || exp > 1<<40 ||
+		!bytes.Equal(cursorPayload(exp, uint64(c.OffsetChars), uint64(c.LimitChars), grant, rec, field, digest).b, payload) {
 		// Authentic but unreadable: a future version or a sealing bug.
 		return Cursor{}, where(ReasonMalformed, "has an unsupported format")
 	}

@@ -210,17 +210,25 @@ func flip(c byte) string {
 	return "A"
 }
 
+// FuzzCursorOpen fails on any accepted cursor that is not exactly the
+// issued string: Seal of what Open returned must give the input back.
 func FuzzCursorOpen(f *testing.F) {
 	k := testKey(f, 1)
 	good := k.Seal(testCursor())
 	f.Add(good)
 	f.Add("1256")
 	f.Add(good[:len(good)-1])
+	for _, v := range nonCanonical(good) {
+		f.Add(v)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := k.Open(s, testBinding())
 		if err == nil {
 			if s != good {
 				t.Fatalf("forged cursor %q accepted: %+v", s, c)
+			}
+			if again := k.Seal(c); again != s {
+				t.Fatalf("accepted cursor %q re-seals as %q", s, again)
 			}
 			return
 		}
@@ -258,4 +266,39 @@ func FuzzCursorRoundTrip(f *testing.F) {
 			t.Fatalf("mutated cursor %q (from %q) accepted", m, s)
 		}
 	})
+}
+
+// TestCursorIsExactlyTheIssuedString: every other spelling of an issued
+// cursor is malformed, including one whose MAC verifies over a payload
+// that is not what Seal writes (issue 13 item 7).
+func TestCursorIsExactlyTheIssuedString(t *testing.T) {
+	t.Parallel()
+	k := testKey(t, 1)
+	good := k.Seal(testCursor())
+	variants := nonCanonical(good)
+	// Same values, offset spelled as a longer varint, MAC recomputed.
+	c := testCursor()
+	canonical := cursorPayload(uint64(c.Expires.Unix()), uint64(c.OffsetChars), uint64(c.LimitChars),
+		fingerprint("grant", c.GrantHash), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digestFP(c.Digest))
+	overlong := encoder{b: append([]byte(nil), canonical.b...)}
+	// 4096 = 0x80 0x20 canonically; 0x80 0xA0 0x00 is the same value in three bytes.
+	if !bytes.Contains(overlong.b, []byte{0x80, 0x20}) {
+		t.Fatal("test assumes offset 4096 encodes as 0x80 0x20")
+	}
+	overlong.b = bytes.Replace(overlong.b, []byte{0x80, 0x20}, []byte{0x80, 0xa0, 0x00}, 1)
+	overlong.raw(k.sum(overlong.b))
+	variants["overlong varint, valid MAC"] = overlong.base64url()
+	for name, v := range variants {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := k.Open(v, testBinding())
+			if err == nil {
+				t.Fatalf("non-canonical cursor %q (issued %q) accepted: %+v", v, good, got)
+			}
+			// Extra bytes shift the MAC, so those read as tampered.
+			if e := errOf(t, err); e.Code != CodeInvalidCursor || (e.Reason != ReasonMalformed && e.Reason != ReasonTampered) {
+				t.Errorf("got %s/%s (%s), want %s/%s or %s", e.Code, e.Reason, e.Message, CodeInvalidCursor, ReasonMalformed, ReasonTampered)
+			}
+		})
+	}
 }

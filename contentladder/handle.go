@@ -47,31 +47,28 @@ func RecordHandle(r RecordRef) string {
 // RecordURI is the tier-3 resource URI of r.
 func RecordURI(r RecordRef) string { return RecordURIPrefix + RecordHandle(r) }
 
-// ParseRecordHandle decodes a RecordHandle, or the TS adapter's form
-// base64url(JSON {"v":1,"kind":"record","connection_id",…}). Every segment is
-// re-validated: a handle is model-supplied text like any id. A handle may
-// carry an empty connection (legacy ref). Errors are *Error with Code
-// CodeInvalidHandle (Reason ReasonMalformed when it does not decode).
+// ParseRecordHandle decodes a RecordHandle. Only the exact string
+// RecordHandle issues is accepted: no padding, no standard alphabet, no
+// inserted line breaks, no overlong lengths, no trailing bytes (a handle is
+// re-encoded and compared). Every segment is re-validated: a handle is
+// model-supplied text like any id. A handle may carry an empty connection
+// (legacy ref). Errors are *Error with Code CodeInvalidHandle (Reason
+// ReasonMalformed when it is not an issued handle).
 func ParseRecordHandle(h string) (RecordRef, error) {
 	b, err := decodeHandle(h)
 	if err != nil {
 		return RecordRef{}, err
 	}
-	var ref RecordRef
-	if len(b) > 0 && b[0] == '{' {
-		ref, err = parseTSRecordHandle(b)
-		if err != nil {
-			return RecordRef{}, err
-		}
-	} else {
-		d := decoder{b: b}
-		if d.byte1() != kindRecord {
-			return RecordRef{}, malformedHandle("record handle is not a record handle")
-		}
-		ref = RecordRef{ConnectionID: d.str(MaxSegmentBytes), Stream: d.str(MaxSegmentBytes), RecordID: d.str(MaxSegmentBytes)}
-		if d.done() != nil {
-			return RecordRef{}, malformedHandle("record handle is truncated or has trailing data")
-		}
+	d := decoder{b: b}
+	if d.byte1() != kindRecord {
+		return RecordRef{}, malformedHandle("record handle is not a record handle")
+	}
+	ref := RecordRef{ConnectionID: d.str(MaxSegmentBytes), Stream: d.str(MaxSegmentBytes), RecordID: d.str(MaxSegmentBytes)}
+	if d.done() != nil {
+		return RecordRef{}, malformedHandle("record handle is truncated or has trailing data")
+	}
+	if RecordHandle(ref) != h {
+		return RecordRef{}, malformedHandle("record handle is not in the form the server issues; pass it exactly as returned")
 	}
 	if err := ref.Validate(); err != nil {
 		return RecordRef{}, handleSegmentError(err)
@@ -122,42 +119,39 @@ func FieldWindowHandle(w WindowSpec) string {
 // FieldWindowURI is the tier-3 resource URI of w.
 func FieldWindowURI(w WindowSpec) string { return FieldWindowURIPrefix + FieldWindowHandle(w) }
 
-// ParseFieldWindowHandle decodes a FieldWindowHandle or the TS adapter's
-// base64url(JSON {"v":1,"kind":"field-window",…}) form, and checks the
-// segments and the selector rules of seed 004 (bounds; q excludes an
+// ParseFieldWindowHandle decodes a FieldWindowHandle, accepting only the
+// exact string FieldWindowHandle issues (see ParseRecordHandle), and checks
+// the segments and the selector rules of seed 004 (bounds; q excludes an
 // offset). Errors are *Error with Code CodeInvalidHandle.
 func ParseFieldWindowHandle(h string) (WindowSpec, error) {
 	b, err := decodeHandle(h)
 	if err != nil {
 		return WindowSpec{}, err
 	}
+	d := decoder{b: b}
+	if d.byte1() != kindFieldWindow {
+		return WindowSpec{}, malformedHandle("field-window handle is not a field-window handle")
+	}
 	var w WindowSpec
-	if len(b) > 0 && b[0] == '{' {
-		if w, err = parseTSWindowHandle(b); err != nil {
-			return WindowSpec{}, err
-		}
-	} else {
-		d := decoder{b: b}
-		if d.byte1() != kindFieldWindow {
-			return WindowSpec{}, malformedHandle("field-window handle is not a field-window handle")
-		}
-		w.Ref = RecordRef{ConnectionID: d.str(MaxSegmentBytes), Stream: d.str(MaxSegmentBytes), RecordID: d.str(MaxSegmentBytes)}
-		w.FieldPath = d.str(MaxSegmentBytes)
-		flags := d.byte1()
-		w.OffsetChars = d.int(MaxOffsetChars)
-		w.LimitChars = d.int(MaxWindowChars)
-		if flags&^flagHasQ != 0 {
-			return WindowSpec{}, malformedHandle("field-window handle has unknown flags")
-		}
-		if flags&flagHasQ != 0 {
-			w.HasQ = true
-			w.Q = d.str(MaxQBytes)
-			w.BeforeChars = d.int(MaxContextChars)
-			w.AfterChars = d.int(MaxContextChars)
-		}
-		if d.done() != nil {
-			return WindowSpec{}, malformedHandle("field-window handle is truncated, has trailing data, or a value out of range")
-		}
+	w.Ref = RecordRef{ConnectionID: d.str(MaxSegmentBytes), Stream: d.str(MaxSegmentBytes), RecordID: d.str(MaxSegmentBytes)}
+	w.FieldPath = d.str(MaxSegmentBytes)
+	flags := d.byte1()
+	w.OffsetChars = d.int(MaxOffsetChars)
+	w.LimitChars = d.int(MaxWindowChars)
+	if flags&^flagHasQ != 0 {
+		return WindowSpec{}, malformedHandle("field-window handle has unknown flags")
+	}
+	if flags&flagHasQ != 0 {
+		w.HasQ = true
+		w.Q = d.str(MaxQBytes)
+		w.BeforeChars = d.int(MaxContextChars)
+		w.AfterChars = d.int(MaxContextChars)
+	}
+	if d.done() != nil {
+		return WindowSpec{}, malformedHandle("field-window handle is truncated, has trailing data, or a value out of range")
+	}
+	if FieldWindowHandle(w) != h {
+		return WindowSpec{}, malformedHandle("field-window handle is not in the form the server issues; pass it exactly as returned")
 	}
 	if err := validateWindow(w); err != nil {
 		return WindowSpec{}, err
@@ -202,9 +196,9 @@ func decodeHandle(h string) ([]byte, error) {
 	if len(h) > (MaxHandleBytes*4+2)/3+2 {
 		return nil, malformedHandle("handle is longer than any valid handle")
 	}
-	b, ok := decodeBase64Lenient(h)
+	b, ok := decodeCanonical(h)
 	if !ok {
-		return nil, malformedHandle("handle is not base64url")
+		return nil, malformedHandle("handle is not unpadded base64url as issued")
 	}
 	if len(b) > MaxHandleBytes {
 		return nil, malformedHandle("handle is longer than any valid handle")

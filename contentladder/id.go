@@ -114,7 +114,7 @@ func ParseID(s string) (RecordRef, IDForm, error) {
 	return ref, FormSelfContained, nil
 }
 
-// parseRecordURI accepts our opaque handle, the TS JSON handle, or a
+// parseRecordURI accepts our opaque handle (exactly as issued) or a
 // percent-encoded grammar id (`cin_a%2Fmessages%3Am1`). A nested pdpp://
 // URI is refused: there is no legitimate reason to wrap a URI in a URI.
 func parseRecordURI(rest string) (RecordRef, error) {

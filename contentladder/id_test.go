@@ -12,7 +12,6 @@ import (
 
 func TestParseIDAccepts(t *testing.T) {
 	t.Parallel()
-	tsHandle := "eyJ2IjoxLCJraW5kIjoicmVjb3JkIiwiY29ubmVjdGlvbl9pZCI6ImNvbm5fb3JkZXJzIiwic3RyZWFtIjoib3JkZXJzIiwicmVjb3JkX2lkIjoibzIifQ"
 	tests := []struct {
 		in   string
 		want RecordRef
@@ -24,7 +23,6 @@ func TestParseIDAccepts(t *testing.T) {
 		{"cin_a/messages:C01:17.2", RecordRef{"cin_a", "messages", "C01:17.2"}, FormSelfContained},
 		{"cin_a/s:r with space", RecordRef{"cin_a", "s", "r with space"}, FormSelfContained},
 		{"cin_a/s:ünïcødé", RecordRef{"cin_a", "s", "ünïcødé"}, FormSelfContained},
-		{"pdpp://record/" + tsHandle, RecordRef{"conn_orders", "orders", "o2"}, FormURI},
 		{"pdpp://record/conn_orders%2Forders%3Ao2", RecordRef{"conn_orders", "orders", "o2"}, FormURI},
 		{"pdpp://record/cin_a%2Fmessages%3Am1", RecordRef{"cin_a", "messages", "m1"}, FormURI},
 		{"pdpp://record/orders%3Ao1", RecordRef{"", "orders", "o1"}, FormURI},
