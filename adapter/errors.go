@@ -11,28 +11,56 @@ import (
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
-// toolError is an error result: either the RS's own envelope (kept
-// verbatim, with its HTTP status) or an adapter envelope with a typed code.
+// toolError is the one typed error of a tool call: a code, a message and
+// ordered extra fields, or the RS's own envelope kept verbatim with its HTTP
+// status. Logs, metrics and routing read Code; only the result renders the
+// envelope.
 type toolError struct {
-	// Envelope is the `error` object as JSON.
-	Envelope json.RawMessage
+	// Code is the typed code: the adapter's, or the RS envelope's.
+	Code string
+	// Message is the human-readable explanation.
+	Message string
+	// Extra are further envelope keys in order (param, candidates, …).
+	Extra []field
+	// RSEnvelope is the RS's `error` object as received; nil for adapter
+	// errors. When set it is rendered instead of Code, Message and Extra.
+	RSEnvelope json.RawMessage
 	// Status is the RS HTTP status; 0 for adapter errors.
 	Status int
 }
 
-func (e *toolError) Error() string { return string(e.Envelope) }
+func (e *toolError) Error() string { return string(e.envelope()) }
 
-// field is one ordered key of an adapter error envelope.
+// envelope is the `error` object of the result: the RS's verbatim, or
+// {type:"adapter_error", code, message, extras…} with keys in a stable order.
+func (e *toolError) envelope() json.RawMessage {
+	if e.RSEnvelope != nil {
+		return e.RSEnvelope
+	}
+	fields := append([]field{{"type", "adapter_error"}, {"code", e.Code}, {"message", e.Message}}, e.Extra...)
+	return orderedJSON(fields)
+}
+
+// body is the compact JSON of {error, http_status?}: an error result's text
+// and structured content, and a resource error's message.
+func (e *toolError) body() json.RawMessage {
+	fields := []field{{"error", e.envelope()}}
+	if e.Status != 0 {
+		fields = append(fields, field{"http_status", e.Status})
+	}
+	return orderedJSON(fields)
+}
+
+// field is one ordered key of an envelope or structured result.
 type field struct {
 	Key   string
 	Value any
 }
 
-// newAdapterError builds {type:"adapter_error", code, message, extras…}
-// with keys in a stable order.
+// newAdapterError builds an adapter error with a typed code; extras follow
+// type, code and message in the envelope, in the order given.
 func newAdapterError(code, message string, extras ...field) *toolError {
-	fields := append([]field{{"type", "adapter_error"}, {"code", code}, {"message", message}}, extras...)
-	return &toolError{Envelope: orderedJSON(fields)}
+	return &toolError{Code: code, Message: message, Extra: extras}
 }
 
 // orderedJSON marshals fields as one object, keeping their order and
@@ -80,7 +108,7 @@ func fromError(err error) *toolError {
 	case errors.As(err, &te):
 		return te
 	case errors.As(err, &rsErr):
-		return &toolError{Envelope: rsErr.Envelope, Status: rsErr.Status}
+		return &toolError{Code: rsErr.Code, Message: rsErr.Message, RSEnvelope: rsErr.Envelope, Status: rsErr.Status}
 	case errors.As(err, &trErr):
 		return newAdapterError(trErr.Code, trErr.Message)
 	case errors.As(err, &qErr):

@@ -22,8 +22,8 @@ func FuzzParseFilter(f *testing.F) {
 			var env struct {
 				Code string `json:"code"`
 			}
-			if err := json.Unmarshal(te.Envelope, &env); err != nil || env.Code != "invalid_filter" {
-				t.Fatalf("error envelope %s", te.Envelope)
+			if err := json.Unmarshal(te.envelope(), &env); err != nil || env.Code != "invalid_filter" || te.Code != env.Code {
+				t.Fatalf("error envelope %s (code %q)", te.envelope(), te.Code)
 			}
 			return
 		}

@@ -89,21 +89,24 @@ func (h searchHit) result() []field {
 	return f
 }
 
+// sourceCount is one connection's share of a search page.
+type sourceCount struct {
+	connectionID, label string
+	count               int
+}
+
 // sourceMix counts hits per connection, in first-seen order.
-func (p *searchPage) sourceMix() []field {
-	var order []string
-	counts := map[string]int{}
-	label := map[string]string{}
+func (p *searchPage) sourceMix() []sourceCount {
+	var out []sourceCount
+	at := map[string]int{}
 	for _, h := range p.hits {
-		if _, ok := counts[h.ConnectionID]; !ok {
-			order = append(order, h.ConnectionID)
-			label[h.ConnectionID] = strings.Trim(h.ConnectorKey+" "+h.Display, " ")
+		i, ok := at[h.ConnectionID]
+		if !ok {
+			i = len(out)
+			at[h.ConnectionID] = i
+			out = append(out, sourceCount{connectionID: h.ConnectionID, label: strings.Trim(h.ConnectorKey+" "+h.Display, " ")})
 		}
-		counts[h.ConnectionID]++
-	}
-	out := make([]field, 0, len(order))
-	for _, c := range order {
-		out = append(out, field{c + "|" + label[c], counts[c]})
+		out[i].count++
 	}
 	return out
 }
@@ -120,8 +123,7 @@ func (p *searchPage) structured(a searchArgs) json.RawMessage {
 	if p.multiConn {
 		var mix []json.RawMessage
 		for _, m := range p.sourceMix() {
-			conn, label, _ := strings.Cut(m.Key, "|")
-			mix = append(mix, orderedJSON([]field{{"connection_id", conn}, {"label", label}, {"count", m.Value}}))
+			mix = append(mix, orderedJSON([]field{{"connection_id", m.connectionID}, {"label", m.label}, {"count", m.count}}))
 		}
 		data = append(data, field{"source_mix", mix})
 	}
@@ -184,8 +186,7 @@ func (p *searchPage) text(a searchArgs) string {
 	if p.multiConn {
 		b.WriteString("\nsource_mix:")
 		for _, m := range p.sourceMix() {
-			conn, label, _ := strings.Cut(m.Key, "|")
-			fmt.Fprintf(&b, " %s(%s)=%v", conn, label, m.Value)
+			fmt.Fprintf(&b, " %s(%s)=%d", m.connectionID, m.label, m.count)
 		}
 	}
 	for _, w := range p.warnings {

@@ -33,7 +33,7 @@ func (s *Server) addResources() {
 // resourceError turns a typed failure into the error text of a JSON-RPC
 // error: the compact envelope, so clients still see code and message.
 func resourceError(te *toolError) error {
-	body := orderedJSON([]field{{"error", te.Envelope}, {"http_status", te.Status}})
+	body := orderedJSON([]field{{"error", te.envelope()}, {"http_status", te.Status}})
 	return errors.New(string(body))
 }
 

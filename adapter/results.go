@@ -13,16 +13,32 @@ import (
 // optional `error` and `http_status` properties), so official SDK clients
 // that validate structuredContent on errors accept it (R-12).
 func errorResult(e *toolError) *mcp.CallToolResult {
-	fields := []field{{"error", e.Envelope}}
-	if e.Status != 0 {
-		fields = append(fields, field{"http_status", e.Status})
-	}
-	body := orderedJSON(fields)
+	body := e.body()
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
-		StructuredContent: json.RawMessage(body),
+		StructuredContent: errorContent{err: e, body: body},
 		IsError:           true,
 	}
+}
+
+// errorContent is an error result's structured content: it marshals to the
+// rendered body, and keeps the typed error so logs and metrics read its code
+// instead of parsing the JSON back.
+type errorContent struct {
+	err  *toolError
+	body json.RawMessage
+}
+
+// MarshalJSON writes the body exactly as rendered into the text content.
+func (c errorContent) MarshalJSON() ([]byte, error) { return c.body, nil }
+
+// resultError is the typed error of an error result; nil for a success or a
+// result not built by errorResult.
+func resultError(res *mcp.CallToolResult) *toolError {
+	if c, ok := res.StructuredContent.(errorContent); ok && res.IsError {
+		return c.err
+	}
+	return nil
 }
 
 // textResult is a success: model-visible text plus the structured envelope.

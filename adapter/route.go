@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -87,15 +86,10 @@ func (s *Server) grantSchemas(ctx context.Context, grants []Grant) ([]*schemaind
 
 // errorCode names a failure without leaking internals.
 func errorCode(err error) string {
-	te := fromError(err)
-	var env struct {
-		Code string `json:"code"`
+	if code := fromError(err).Code; code != "" {
+		return code
 	}
-	_ = json.Unmarshal(te.Envelope, &env)
-	if env.Code == "" {
-		return "error"
-	}
-	return env.Code
+	return "error"
 }
 
 // route picks the grant that serves a source-required read (records,

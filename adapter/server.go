@@ -183,18 +183,15 @@ func sortByCatalog(tools []mcp.Tool, order []string) []mcp.Tool {
 	return out
 }
 
-// summarize extracts the error code of an isError result for logs and
-// metrics. It reads only the typed envelope, never content.
+// summarize keeps what logs and metrics may know of a result: whether it
+// is an error and its typed code, never content.
 func summarize(res *mcp.CallToolResult) resultSummary {
 	if !res.IsError {
 		return resultSummary{}
 	}
-	raw, _ := res.StructuredContent.(json.RawMessage)
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
+	sum := resultSummary{isError: true}
+	if te := resultError(res); te != nil {
+		sum.code = te.Code
 	}
-	_ = json.Unmarshal(raw, &env)
-	return resultSummary{isError: true, code: env.Error.Code}
+	return sum
 }
