@@ -2,9 +2,9 @@ package adapter
 
 import (
 	"context"
-	"strings"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 	"github.com/pdpp/pdpp-mcp/internal/softcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
@@ -51,9 +51,6 @@ func (c *schemaCache) get(ctx context.Context, rs *rsclient.Client, g Grant) (*s
 	})
 }
 
-// forget drops a grant's schema (its credential was replaced or refused).
-func (c *schemaCache) forget(g Grant) { c.c.Forget(g.Key) }
-
 func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
 	body, _, err := rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{View: "compact"})
 	if err != nil {
@@ -63,7 +60,7 @@ func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemainde
 	if err != nil {
 		return nil, err
 	}
-	if !strings.EqualFold(doc.Bearer.TokenKind, "client") {
+	if !bearer.Served(doc.Bearer.TokenKind) {
 		// Owner (or unknown) authority is refused everywhere, not only at
 		// the hosted door: a stdio cache entry may be mislabelled.
 		return nil, errOwnerToken

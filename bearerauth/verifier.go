@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/singleflight"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
+	"github.com/pdpp/pdpp-mcp/internal/softcache"
 )
 
 // Options configures how a Verifier learns the kind of a bearer. The
@@ -24,6 +25,9 @@ type Options struct {
 	CacheTTL time.Duration
 	// CacheSize bounds the number of remembered verdicts; default 4096.
 	CacheSize int
+	// ErrorTTL is how long an unavailable authority is remembered per
+	// token before it is asked again; default 2s.
+	ErrorTTL time.Duration
 	// HTTPClient fetches JWKS documents and calls the introspection
 	// endpoint. Default: 5s timeout, no redirects, no cookie jar.
 	HTTPClient *http.Client
@@ -33,7 +37,7 @@ type Options struct {
 
 // KindClient is the only token kind MCP accepts: a grant-scoped client
 // token. Owner and control-plane kinds are REST credentials.
-const KindClient = "client"
+const KindClient = bearer.ClientKind
 
 // Verdict is what a Verifier decided about one bearer.
 type Verdict int
@@ -72,11 +76,12 @@ type Probe func(ctx context.Context, token string) (Verdict, error)
 // configured → local verification; else introspection when configured;
 // else the Probe. Verdicts are cached per token hash (never the token).
 type Verifier struct {
-	jwt     *jwtVerifier
-	intro   *introspector
-	probe   Probe
-	cache   *verdictCache
-	flights singleflight.Group
+	jwt   *jwtVerifier
+	intro *introspector
+	probe Probe
+	// verdicts is keyed by token hash. Invalid verdicts are kept too (a
+	// negative cache); an entry never outlives the token's own expiry.
+	verdicts *softcache.Cache[Verdict]
 }
 
 // New returns a Verifier that falls back to probe. A JWT configuration
@@ -96,7 +101,13 @@ func New(opts Options, probe Probe) *Verifier {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	v := &Verifier{probe: probe, cache: newVerdictCache(opts.CacheTTL, opts.CacheSize, opts.Now)}
+	if opts.ErrorTTL == 0 {
+		opts.ErrorTTL = 2 * time.Second
+	}
+	v := &Verifier{probe: probe, verdicts: softcache.New[Verdict](softcache.Options{
+		TTL: opts.CacheTTL, ErrorTTL: opts.ErrorTTL, MaxEntries: opts.CacheSize,
+		FetchTimeout: verifyTimeout, Now: opts.Now,
+	})}
 	if opts.JWT != nil {
 		v.jwt = newJWTVerifier(*opts.JWT, hc, opts.Now)
 	}
@@ -118,27 +129,35 @@ func defaultHTTPClient() *http.Client {
 	}
 }
 
+// verifyTimeout bounds one verification, whoever waits for it.
+const verifyTimeout = 10 * time.Second
+
 // Verify returns the verdict for token, from the cache when it is fresh.
-// Concurrent first requests with one token share a single check. The
-// error is ErrUnavailable or the context's; its text never quotes the token.
+// Concurrent first requests with one token share a single check, which a
+// caller giving up does not cancel for the others. The error is
+// ErrUnavailable or the context's; its text never quotes the token.
 func (v *Verifier) Verify(ctx context.Context, token string) (Verdict, error) {
-	key := cacheKey(token)
-	if d, ok := v.cache.get(key); ok {
-		return d, nil
-	}
-	res, err, _ := v.flights.Do(key, func() (any, error) {
+	verdict, err := v.verdicts.Get(ctx, cacheKey(token), func(ctx context.Context) (Verdict, time.Time, error) {
 		d, err := v.decide(ctx, token)
-		if err != nil {
-			return nil, err
-		}
-		v.cache.put(key, d)
-		return d.verdict, nil
+		return d.verdict, d.expires, err
 	})
 	if err != nil {
 		return VerdictUnknown, err
 	}
-	return res.(Verdict), nil
+	return verdict, nil
 }
+
+// Cached reports the remembered verdict for token without asking anyone;
+// ok is false when none is fresh. Callers use it to spend rate budget only
+// on tokens that would cost an authority call.
+func (v *Verifier) Cached(token string) (Verdict, bool) {
+	verdict, err, ok := v.verdicts.Peek(cacheKey(token))
+	return verdict, ok && err == nil
+}
+
+// Forget drops the verdict for token: the resource server has since
+// refused it (expired, revoked), so the next request verifies again.
+func (v *Verifier) Forget(token string) { v.verdicts.Forget(cacheKey(token)) }
 
 // cacheKey is a one-way hash of the token: the cache never holds tokens.
 func cacheKey(token string) string {
@@ -173,9 +192,10 @@ func (v *Verifier) decide(ctx context.Context, token string) (decision, error) {
 }
 
 // KindVerdict maps a kind an authority reported: client is served,
-// anything else (owner, control plane, empty) is refused.
+// anything else (owner, control plane, empty) is refused — the policy of
+// internal/bearer, the one place that decides it.
 func KindVerdict(kind string) Verdict {
-	if strings.EqualFold(strings.TrimSpace(kind), KindClient) {
+	if bearer.Served(kind) {
 		return VerdictClient
 	}
 	return VerdictRefused
@@ -186,11 +206,11 @@ func KindVerdict(kind string) Verdict {
 // say. A `kind` or `role` of owner refuses even when the others say client.
 func claimedKind(pdppKind, tokenKind, kind, role, scope string) Verdict {
 	for _, k := range []string{kind, role} {
-		if isOwnerWord(k) {
+		if bearer.OwnerLabel(k) {
 			return VerdictRefused
 		}
 	}
-	if ownerScope(scope) {
+	if bearer.OwnerScope(scope) {
 		return VerdictRefused
 	}
 	for _, k := range []string{pdppKind, tokenKind} {
@@ -199,23 +219,4 @@ func claimedKind(pdppKind, tokenKind, kind, role, scope string) Verdict {
 		}
 	}
 	return VerdictUnknown
-}
-
-func isOwnerWord(s string) bool {
-	s = strings.ToLower(strings.TrimSpace(s))
-	return s == "owner" || s == "control_plane" || s == "control-plane"
-}
-
-// ownerScope reports whether a space-separated OAuth scope carries owner or
-// control-plane authority, which no MCP client should hold.
-func ownerScope(scope string) bool {
-	for _, s := range strings.Fields(strings.ToLower(scope)) {
-		switch {
-		case s == "owner", s == "pdpp:owner", s == "control", s == "control_plane", s == "pdpp:control":
-			return true
-		case strings.HasPrefix(s, "owner:"), strings.HasPrefix(s, "control:"), strings.HasPrefix(s, "pdpp:owner:"):
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package bearerauth
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -10,7 +11,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,37 +49,70 @@ func TestClaimedKind(t *testing.T) {
 	}
 }
 
-// TestVerdictCache: bounded, expires at min(TTL, token exp), never stores
-// an already-expired token.
-func TestVerdictCache(t *testing.T) {
+// TestVerdictLifetime: a verdict is remembered (negative ones too) until
+// min(CacheTTL, the token's own expiry), Forget drops it, and the cache is
+// bounded in entries.
+func TestVerdictLifetime(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
-	c := newVerdictCache(30*time.Second, 3, clock)
-	c.put("a", decision{verdict: VerdictClient})
-	c.put("b", decision{verdict: VerdictRefused, expires: now.Add(5 * time.Second)})
-	c.put("dead", decision{verdict: VerdictClient, expires: now.Add(-time.Second)})
-	type state struct {
-		A, B, Dead Verdict
-		N          int
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		tok := r.PostForm.Get("token")
+		mu.Lock()
+		asked[tok]++
+		exp := now.Add(5 * time.Second).Unix()
+		mu.Unlock()
+		switch tok {
+		case "short-lived":
+			fmt.Fprintf(w, `{"active":true,"pdpp_token_kind":"client","exp":%d}`, exp)
+		case "long-lived":
+			fmt.Fprint(w, `{"active":true,"pdpp_token_kind":"client"}`)
+		default:
+			fmt.Fprint(w, `{"active":false}`)
+		}
+	}))
+	defer srv.Close()
+	v := New(Options{Introspection: &IntrospectionOptions{URL: srv.URL}, CacheTTL: 30 * time.Second, CacheSize: 3, Now: clock}, nil)
+	type step struct {
+		advance time.Duration
+		token   string
+		forget  bool
+		want    Verdict
+		asked   int // introspection calls for token so far
 	}
-	get := func(k string) Verdict { v, _ := c.get(k); return v }
-	if diff := cmp.Diff(state{VerdictClient, VerdictRefused, VerdictUnknown, 2}, state{get("a"), get("b"), get("dead"), c.len()}); diff != "" {
-		t.Errorf("after puts (-want +got):\n%s", diff)
+	steps := []step{
+		{0, "short-lived", false, VerdictClient, 1},
+		{4 * time.Second, "short-lived", false, VerdictClient, 1},
+		{2 * time.Second, "short-lived", false, VerdictClient, 2}, // the token's exp passed: asked again
+		{0, "long-lived", false, VerdictClient, 1},
+		{29 * time.Second, "long-lived", false, VerdictClient, 1},
+		{2 * time.Second, "long-lived", false, VerdictClient, 2}, // CacheTTL passed
+		{0, "never-issued", false, VerdictInvalid, 1},
+		{time.Second, "never-issued", false, VerdictInvalid, 1}, // negative cache
+		{0, "long-lived", true, VerdictClient, 3},               // Forget: the RS refused it since
 	}
-	now = now.Add(6 * time.Second) // b's token expired
-	if diff := cmp.Diff(state{VerdictClient, VerdictUnknown, VerdictUnknown, 1}, state{get("a"), get("b"), get("dead"), c.len()}); diff != "" {
-		t.Errorf("after token expiry (-want +got):\n%s", diff)
+	for i, st := range steps {
+		advance(st.advance)
+		if st.forget {
+			v.Forget(st.token)
+		}
+		got, err := v.Verify(context.Background(), st.token)
+		mu.Lock()
+		n := asked[st.token]
+		mu.Unlock()
+		if err != nil || got != st.want || n != st.asked {
+			t.Errorf("step %d (%s): verdict %d, err %v, asked %d; want %d, nil, %d", i, st.token, got, err, n, st.want, st.asked)
+		}
 	}
 	for i := range 10 {
-		c.put(fmt.Sprint("k", i), decision{verdict: VerdictClient})
+		_, _ = v.Verify(context.Background(), fmt.Sprint("k", i))
 	}
-	if c.len() > 3 {
-		t.Errorf("cache grew to %d entries, bound is 3", c.len())
-	}
-	now = now.Add(31 * time.Second)
-	if _, ok := c.get("k9"); ok {
-		t.Error("entry outlived the TTL")
+	if n := v.verdicts.Len(); n > 3 {
+		t.Errorf("cache grew to %d entries, bound is 3", n)
 	}
 }
 
@@ -185,11 +221,4 @@ func TestParseKeySet(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)
 		}
 	}
-}
-
-// len reports the number of cached verdicts.
-func (c *verdictCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
 }

@@ -83,6 +83,10 @@ func TestHostedJWTAuth(t *testing.T) {
 		{"bearer without token", "Bearer ", "", unauthorized},
 		{"bearer with space", "Bearer abc def", "abc", unauthorized},
 		{"bearer with non-ASCII", "Bearer abc\u00e9def", "abc\u00e9def", unauthorized},
+		// Issue 13.3: one grammar (RFC 6750 b64token) for the door and the
+		// RS client; a token outside it is 401 with the challenge, not 503.
+		{"bearer outside b64token", "Bearer abc!def", "abc!def", unauthorized},
+		{"bearer with '=' inside", "Bearer ab=cd", "ab=cd", unauthorized},
 		{"oversized bearer", "Bearer " + strings.Repeat("a", 5000), strings.Repeat("a", 5000), unauthorized},
 		{"expired JWT", "", is.sign(t, "RS256", with(c, map[string]any{"exp": now.Add(-time.Hour).Unix(), "iat": now.Add(-2 * time.Hour).Unix(), "nbf": now.Add(-2 * time.Hour).Unix()})), unauthorized},
 		{"JWT not yet valid", "", is.sign(t, "RS256", with(c, map[string]any{"nbf": now.Add(time.Hour).Unix()})), unauthorized},

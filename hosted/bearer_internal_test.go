@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 )
 
 // FuzzBearerToken: whatever the header, an accepted token is non-empty,
@@ -21,7 +21,7 @@ func FuzzBearerToken(f *testing.F) {
 			}
 			return
 		}
-		if tok == "" || !bearerauth.WellFormed(tok) {
+		if tok == "" || !bearer.WellFormed(tok) {
 			t.Fatalf("accepted unusable token %q from %q", tok, header)
 		}
 		if again, ok := bearerToken([]string{"Bearer " + tok}); !ok || again != tok {

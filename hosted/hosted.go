@@ -25,6 +25,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -238,7 +239,7 @@ func bearerToken(values []string) (string, bool) {
 	}
 	scheme, tok, ok := strings.Cut(values[0], " ")
 	tok = strings.TrimSpace(tok)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || !bearerauth.WellFormed(tok) {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !bearer.WellFormed(tok) {
 		return "", false
 	}
 	return tok, true

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 )
 
 // do performs exactly one GET of c.base+path?query. path must already be
@@ -108,7 +110,7 @@ func transportError(callCtx context.Context, err error) error {
 		errors.As(err, &ne) && ne.Timeout():
 		return &TransportError{Code: CodeTimeout, Message: "resource server did not answer in time", Err: context.DeadlineExceeded}
 	case errors.Is(callCtx.Err(), context.Canceled):
-		return &TransportError{Code: CodeUnavailable, Message: "request canceled by caller", Err: context.Canceled}
+		return &TransportError{Code: CodeCancelled, Message: "the request was cancelled by its caller", Err: context.Canceled}
 	}
 	return &TransportError{Code: CodeUnavailable, Message: "resource server unreachable: " + cause.Error(), Err: err}
 }
@@ -127,17 +129,15 @@ func (c *Client) offOrigin(target, loc string) bool {
 	return !strings.EqualFold(u.Scheme, c.origin.Scheme) || !strings.EqualFold(u.Host, c.origin.Host)
 }
 
-// checkBearer accepts RFC 6750 b64token syntax only: anything else could
-// split or smuggle headers, and it keeps redaction byte-exact.
+// checkBearer accepts the project's one bearer grammar (RFC 6750
+// b64token): anything else could split or smuggle headers, and it keeps
+// redaction byte-exact.
 func checkBearer(b string) error {
 	if b == "" {
 		return ErrNoBearer
 	}
-	for i := 0; i < len(b); i++ {
-		ch := b[i]
-		if !isAlnum(ch) && strings.IndexByte("-._~+/=", ch) < 0 {
-			return ErrInvalidBearer
-		}
+	if !bearer.WellFormed(b) {
+		return ErrInvalidBearer
 	}
 	return nil
 }

@@ -13,8 +13,11 @@ const (
 	// passed before a complete answer arrived.
 	CodeTimeout = "rs_timeout"
 	// CodeUnavailable: the RS could not be reached or dropped the connection
-	// (refused, reset, DNS failure, caller cancellation).
+	// (refused, reset, DNS failure).
 	CodeUnavailable = "rs_unavailable"
+	// CodeCancelled: the caller gave up (its context was cancelled, e.g.
+	// the MCP client went away); the RS is not at fault.
+	CodeCancelled = "cancelled"
 	// CodeResponseTooLarge: the body exceeded Config.MaxBodyBytes.
 	CodeResponseTooLarge = "response_too_large"
 	// CodeInvalidResponse: a 2xx body that is not the expected JSON shape.

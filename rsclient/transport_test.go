@@ -85,7 +85,7 @@ func TestDeadlines(t *testing.T) {
 	}{
 		{"config timeout", short, t.Context(), CodeTimeout, context.DeadlineExceeded},
 		{"context deadline earlier", long, ctxDeadline, CodeTimeout, context.DeadlineExceeded},
-		{"caller canceled", long, canceled, CodeUnavailable, context.Canceled},
+		{"caller canceled", long, canceled, CodeCancelled, context.Canceled},
 	}
 	for _, tt := range tests {
 		start := time.Now()

@@ -12,10 +12,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/pdpp/pdpp-mcp/bearerauth"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 )
 
 // Credential error codes; cmd maps them to exit codes.
@@ -70,15 +71,11 @@ func (c cachedCredential) isOwner() bool {
 	return anyOwner(c.PDPPTokenKind, c.TokenKind, c.Kind, c.Role)
 }
 
-// anyOwner reports whether any kind field says owner (case-insensitively),
-// as the TypeScript adapter checks: no token sniffing, labels only.
+// anyOwner reports whether any kind field names owner or control-plane
+// authority, as the TypeScript adapter checks: no token sniffing, labels
+// only (an unlabelled token is classified through the RS at start-up).
 func anyOwner(kinds ...string) bool {
-	for _, k := range kinds {
-		if strings.EqualFold(strings.TrimSpace(k), "owner") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(kinds, bearer.OwnerLabel)
 }
 
 // NormalizeProviderURL applies the `pdpp connect` rules: https:// when no
@@ -207,5 +204,5 @@ func usableBearer(tok, tokenType string) bool {
 	if tt := strings.TrimSpace(tokenType); tt != "" && !strings.EqualFold(tt, "Bearer") {
 		return false
 	}
-	return bearerauth.WellFormed(tok)
+	return bearer.WellFormed(tok)
 }

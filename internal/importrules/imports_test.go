@@ -34,7 +34,7 @@ const modulePath = "github.com/pdpp/pdpp-mcp"
 
 // sharedUtilities are internal packages of no concept of their own (one
 // cache mechanism) that any layer may import; they import no project package.
-var sharedUtilities = []string{"internal/softcache"}
+var sharedUtilities = []string{"internal/softcache", "internal/bearer"}
 
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
 var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}
