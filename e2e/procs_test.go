@@ -47,8 +47,19 @@ var serveReady = regexp.MustCompile(`^pdpp-mcp serving (http://127\.0\.0\.1:\d+/
 // stateless, and a private process keeps one test's logs out of another's.
 func startServe(t testing.TB) string {
 	t.Helper()
+	url, _ := startServeEnv(t, "serve: ", nil)
+	return url
+}
+
+// startServeEnv is startServe with extra VAR=value pairs in the process
+// environment; it also returns the process, for tests that kill it early.
+func startServeEnv(t testing.TB, logPrefix string, env []string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binPath, "serve", "--provider-url", mockRS.RSURL, "--addr", "127.0.0.1:0")
-	cmd.Stderr = &testLogWriter{t: t, prefix: "serve: "}
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.Stderr = &testLogWriter{t: t, prefix: logPrefix}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +73,7 @@ func startServe(t testing.TB) string {
 	if m == nil {
 		t.Fatalf("serve ready line %q does not match %v", line, serveReady)
 	}
-	return m[1]
+	return m[1], cmd
 }
 
 // stdioCommand is the stdio server over a fresh `pdpp connect` style
