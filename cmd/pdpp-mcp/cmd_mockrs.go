@@ -19,6 +19,8 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	asJSON := fs.Bool("json", false, "print one JSON line with rs_url, owner_bearer and grants once ready")
 	records := fs.Int("records", 0, "approximate dataset size in records (0 = demo default)")
 	semantic := fs.Bool("semantic", true, "serve and advertise semantic and hybrid search")
+	capabilities := fs.String("capabilities", string(rstest.CapabilitiesFull),
+		"schema posture for client tokens: full (as the manifest declares) or declared (the real RS's posture: nothing advertised, sort/aggregate/search still work)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -26,12 +28,17 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	posture, err := rstest.ParseCapabilities(*capabilities)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: --capabilities: %v\n", err)
+		return exitUsage
+	}
 	ds, err := demodata.Build(demodata.Options{Records: *records})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure

@@ -22,6 +22,8 @@ type indexes struct {
 	owners  map[string]bool
 	expired map[string]bool
 	search  *searchindex.Index
+	// declared maps each stream to its declared-posture view (posture.go).
+	declared map[*streamInfo]*streamInfo
 }
 
 // csKey addresses one connection's stream.
@@ -73,7 +75,7 @@ func buildIndexes(ds *Dataset) (*indexes, error) {
 		connectors: map[string]*Connector{}, streams: map[string]map[string]*streamInfo{},
 		connections: map[string]*Connection{}, connsOf: map[string][]*Connection{},
 		recs: map[csKey]*recordSet{}, grants: map[string]*Grant{}, owners: map[string]bool{},
-		expired: map[string]bool{},
+		expired: map[string]bool{}, declared: map[*streamInfo]*streamInfo{},
 	}
 	for _, c := range ds.Connectors {
 		if c == nil || c.Key == "" {
@@ -98,6 +100,7 @@ func buildIndexes(ds *Dataset) (*indexes, error) {
 				continue
 			}
 			ix.streams[c.Key][st.Name] = info
+			ix.declared[info] = declaredInfo(info)
 		}
 	}
 	for i := range ds.Connections {

@@ -211,7 +211,7 @@ func (lr *listReq) parseOrder(q *query, info *streamInfo) *apiError {
 			d, f = "desc", tok[1:]
 		}
 		if f == "" || f != info.decl.CursorField {
-			return newErr("invalid_sort", "sort", "Cannot sort stream '%s' by '%s'; only the cursor field is sortable", info.decl.Name, f)
+			return newErr("invalid_sort", "sort", "Sort field '%s' is not advertised as sortable; check /v1/schema for the canonical sort vocabulary.", f)
 		}
 		if dir != "" && dir != d {
 			return newErr("invalid_sort", "sort", "sort directions conflict")

@@ -30,6 +30,13 @@ func (s *Server) fullStream(p *principal, st schemaStream, withConns bool) obj {
 	}
 	o = append(o, kv{"freshness", s.freshness(st)})
 	if withConns {
+		if !p.owner {
+			ids := []string{}
+			for _, cn := range st.conns {
+				ids = append(ids, cn.ID)
+			}
+			o = append(o, kv{"instance_ids", ids})
+		}
 		o = append(o, kv{"granted_connections", connRefs(st.conns)})
 	}
 	caps := map[string]any{}

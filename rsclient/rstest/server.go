@@ -16,6 +16,9 @@ type Options struct {
 	// PublicURL is the origin used for the PRM `resource` and the 401
 	// `resource_metadata` link; "" derives it from the request Host.
 	PublicURL string
+	// Capabilities is the posture schema documents advertise to client
+	// tokens; "" means CapabilitiesFull.
+	Capabilities Capabilities
 	// Faults, when non-nil, injects failures (see Faults).
 	Faults *Faults
 	// Now is the clock; nil means time.Now. It decides which changes have
@@ -102,6 +105,11 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	caps, err := ParseCapabilities(string(opts.Capabilities))
+	if err != nil {
+		return nil, err
+	}
+	opts.Capabilities = caps
 	s := &Server{opts: opts, ds: ds, ix: ix}
 	if opts.Faults != nil {
 		f := *opts.Faults

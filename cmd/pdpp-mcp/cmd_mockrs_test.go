@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+)
+
+// mockRS runs `pdpp-mcp mockrs --json` in-process with extra flags and
+// returns its summary; the server stops when the test ends.
+func mockRS(t *testing.T, flags ...string) rstest.Summary {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- runMockRS(ctx, append([]string{"--addr", "127.0.0.1:0", "--json", "--records", "200"}, flags...), nil, pw, io.Discard)
+		_ = pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != exitOK {
+				t.Errorf("mockrs exit %d", code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("mockrs did not stop")
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("mockrs summary: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	var sum rstest.Summary
+	if err := json.Unmarshal(line, &sum); err != nil {
+		t.Fatalf("summary %q: %v", line, err)
+	}
+	return sum
+}
+
+// getJSON GETs path with a bearer and decodes the body.
+func getJSON(t *testing.T, url, bearer string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	return res.StatusCode, body
+}
+
+func TestMockRSCapabilitiesFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flags      []string
+		wantCursor bool
+	}{{nil, true}, {[]string{"--capabilities", "declared"}, false}} {
+		sum := mockRS(t, tc.flags...)
+		g := sum.Grants[0]
+		status, body := getJSON(t, sum.RSURL+"/v1/schema?view=compact", g.Bearer)
+		if status != 200 {
+			t.Fatalf("schema: %d %v", status, body)
+		}
+		advertised := false
+		for _, c := range body["connectors"].([]any) {
+			for _, st := range c.(map[string]any)["streams"].([]any) {
+				if _, ok := st.(map[string]any)["cursor_field"]; ok {
+					advertised = true
+				}
+			}
+		}
+		if advertised != tc.wantCursor {
+			t.Errorf("%v: cursor_field advertised = %v", tc.flags, advertised)
+		}
+	}
+}
+
+func TestMockRSRejectsBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}} {
+		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
