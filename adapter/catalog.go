@@ -8,19 +8,23 @@ import (
 )
 
 // toolSpec is one tool as data: its advertised surface (name, title,
-// description, input and output JSON Schemas) and its handler. Each tool
-// lives in its own file (tool_<name>.go) next to its renderer.
+// description) and its handler. Each tool lives in its own file
+// (tool_<name>.go) next to its renderer; its input and output JSON Schemas
+// are data files beside them (toolschemas/<name>.{input,output}.json).
 type toolSpec struct {
 	Name        string
 	Title       string
 	Description string
-	// Input and Output are JSON Schemas; Input is strict
-	// (additionalProperties:false) and has no top-level combinators.
-	Input  string
-	Output string
 	// Handle runs a validated call. args are the raw JSON arguments.
 	Handle func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult
 }
+
+// Input is the tool's input JSON Schema, compact: strict
+// (additionalProperties:false) with no top-level combinators.
+func (t toolSpec) Input() string { return toolSchemas[t.Name+".input.json"] }
+
+// Output is the tool's output JSON Schema, compact.
+func (t toolSpec) Output() string { return toolSchemas[t.Name+".output.json"] }
 
 // catalog returns the six tools in the order R-1 prescribes for tools/list.
 func catalog() []toolSpec {
@@ -67,11 +71,11 @@ func readOnly() mcp.ToolAnnotation {
 
 // mcpTool turns a spec into the mcp-go tool definition.
 func (t toolSpec) mcpTool() mcp.Tool {
-	tool := mcp.NewToolWithRawSchema(t.Name, t.Description, json.RawMessage(t.Input))
+	tool := mcp.NewToolWithRawSchema(t.Name, t.Description, json.RawMessage(t.Input()))
 	tool.Title = t.Title
 	tool.Annotations = readOnly() // the title is on the tool itself; not repeated
-	if t.Output != "" {
-		tool.RawOutputSchema = json.RawMessage(t.Output)
+	if out := t.Output(); out != "" {
+		tool.RawOutputSchema = json.RawMessage(out)
 	}
 	return tool
 }

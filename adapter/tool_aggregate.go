@@ -17,19 +17,6 @@ var aggregateTool = toolSpec{
 	Description: "Compute count, sum, min, max or count_distinct over one stream without reading record bodies. " +
 		"Group a count by one field (group_by) or by time (group_by_time + granularity), not both. " +
 		"Buckets beyond limit are summed in other_count: a positive other_count means the list is top-N truncated.",
-	Input: `{"type":"object","required":["stream","metric"],"properties":{` +
-		`"stream":` + streamSchema + `,` +
-		`"metric":{"type":"string","enum":["count","sum","min","max","count_distinct"]},` +
-		`"field":{"type":"string","minLength":1,"description":"Needed for sum, min, max, count_distinct."},` +
-		`"group_by":{"type":"string","minLength":1},` +
-		`"group_by_time":{"type":"string","minLength":1},` +
-		`"granularity":{"type":"string","enum":["minute","hour","day","week","month","quarter","year"]},` +
-		`"time_zone":{"type":"string","minLength":1,"description":"IANA zone for time buckets; default UTC."},` +
-		`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Buckets, default 10."},` +
-		`"filter":` + filterSchema + `,` +
-		`"connection_id":` + connectionIDSchema + `},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"data":{"type":"object"},` + errorOutputProps + `}}`,
 	Handle: handleAggregate,
 }
 

@@ -17,15 +17,6 @@ var fetchTool = toolSpec{
 		"id: a search hit id `connection_id/stream:record_id`, legacy `stream:record_id` (add connection_id), " +
 		"or a pdpp://record/ URI. fields projects the record first. Long text is cut; " +
 		"metadata.next_read gives the exact read_record_field call to continue.",
-	Input: `{"type":"object","required":["id"],"properties":{` +
-		`"id":{"type":"string","minLength":1,"maxLength":2048},` +
-		`"fields":` + stringArraySchema + `,` +
-		`"expand":` + stringArraySchema + `,` +
-		`"expand_limit":` + expandLimitSchema + `,` +
-		`"connection_id":` + connectionIDSchema + `},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},` +
-		`"url":{"type":"string"},"metadata":{"type":"object"},` + errorOutputProps + `}}`,
 	Handle: handleFetch,
 }
 

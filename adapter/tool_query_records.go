@@ -16,22 +16,6 @@ var queryRecordsTool = toolSpec{
 		"Page with cursor=next_cursor; sort only on the schema's sort field; count:\"exact\" adds a total; " +
 		"fields narrows payloads; changes_since (\"beginning\" or next_changes_since) reads changes. " +
 		"Text previews records with fetch ids and every paging handle.",
-	Input: `{"type":"object","required":["stream"],"properties":{` +
-		`"stream":` + streamSchema + `,` +
-		`"limit":` + pageLimitSchema + `,` +
-		`"cursor":{"type":"string","minLength":1},` +
-		`"order":{"type":"string","enum":["asc","desc"]},` +
-		`"sort":{"type":"string","minLength":1,"description":"Sort field, \"-\" prefix for descending."},` +
-		`"count":{"type":"string","enum":["none","estimated","exact"]},` +
-		`"fields":` + stringArraySchema + `,` +
-		`"filter":` + filterSchema + `,` +
-		`"view":{"type":"string","minLength":1},` +
-		`"expand":` + stringArraySchema + `,` +
-		`"expand_limit":` + expandLimitSchema + `,` +
-		`"changes_since":{"type":"string","minLength":1},` +
-		`"connection_id":` + connectionIDSchema + `},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"data":{"type":"object"},"content_ladder":{"type":"array"},` + errorOutputProps + `}}`,
 	Handle: handleQueryRecords,
 }
 

@@ -24,24 +24,6 @@ var readRecordFieldTool = toolSpec{
 		"(`connection_id/stream:record_id` or pdpp://record/ URI) or by connection_id + stream + record_id. " +
 		"Select with cursor (from a previous window), offset_chars + limit_chars, or q with before_chars/after_chars. " +
 		"Default 4096 chars from the start.",
-	Input: `{"type":"object","required":["field_path"],"properties":{` +
-		`"id":{"type":"string","minLength":1,"maxLength":2048},` +
-		`"connection_id":` + connectionIDSchema + `,` +
-		`"stream":` + streamSchema + `,` +
-		`"record_id":{"type":"string","minLength":1},` +
-		`"field_path":{"type":"string","minLength":1},` +
-		`"cursor":{"type":"string","minLength":1},` +
-		`"offset_chars":{"type":"integer","minimum":0},` +
-		`"limit_chars":{"type":"integer","minimum":1,"maximum":16384},` +
-		`"q":{"type":"string","minLength":1,"maxLength":1000},` +
-		`"before_chars":{"type":"integer","minimum":0,"maximum":8192},` +
-		`"after_chars":{"type":"integer","minimum":0,"maximum":8192}},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{` +
-		`"record":{"type":"object","required":["id","connection_id","stream","record_id"]},` +
-		`"field":{"type":"object","required":["path","text_like"]},` +
-		`"window":{"type":"object","required":["text","start_chars","end_chars","limit_chars","complete"]},` +
-		`"resource":{"type":"object"},` + errorOutputProps + `}}`,
 	Handle: handleReadRecordField,
 }
 

@@ -19,12 +19,6 @@ var schemaTool = toolSpec{
 		"With stream (plus connection_id when the name is shared), list each source's fields with types, " +
 		"filter operators, sort, count, fields projection, aggregations, expand relations and search modes. " +
 		`detail:"full" adds raw JSON Schema and needs stream.`,
-	Input: `{"type":"object","properties":{` +
-		`"stream":{"type":"string","minLength":1,"description":"Stream name; omit for the index."},` +
-		`"connection_id":` + connectionIDSchema + `,` +
-		`"detail":{"type":"string","enum":["compact","full"]}},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"data":{"type":"object"},"warnings":{"type":"array"},` + errorOutputProps + `}}`,
 	Handle: handleSchema,
 }
 

@@ -18,18 +18,6 @@ var searchTool = toolSpec{
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
 		"limit caps merged hits across all sources (default 25); page with cursor=next_cursor. " +
 		"Each hit id is a self-contained fetch handle; first_fetch_id is printed first.",
-	Input: `{"type":"object","required":["q"],"properties":{` +
-		`"q":{"type":"string","minLength":1,"maxLength":1000},` +
-		`"mode":{"type":"string","enum":["lexical","semantic","hybrid"]},` +
-		`"streams":` + stringArraySchema + `,` +
-		`"limit":` + pageLimitSchema + `,` +
-		`"cursor":{"type":"string","minLength":1},` +
-		`"filter":` + filterSchema + `,` +
-		`"connection_id":` + connectionIDSchema + `},` +
-		`"additionalProperties":false}`,
-	Output: `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","required":["id","title","url"]}},` +
-		`"data":{"type":"object"},"content_ladder":{"type":"array"},` +
-		errorOutputProps + `}}`,
 	Handle: handleSearch,
 }
 

@@ -28,7 +28,7 @@ type argValidator struct {
 func newArgValidator(specs []toolSpec) (*argValidator, error) {
 	v := &argValidator{schemas: map[string]*jsonschema.Schema{}, printer: message.NewPrinter(language.English)}
 	for _, spec := range specs {
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(spec.Input))
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(spec.Input()))
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
 		}
