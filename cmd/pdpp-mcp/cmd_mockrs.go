@@ -21,11 +21,17 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	semantic := fs.Bool("semantic", true, "serve and advertise semantic and hybrid search")
 	capabilities := fs.String("capabilities", string(rstest.CapabilitiesFull),
 		"schema posture for client tokens: full (as the manifest declares) or declared (the real RS's posture: nothing advertised, sort/aggregate/search still work)")
+	tokenTTL := fs.Duration("token-ttl", 0,
+		"client access token lifetime (the real RS: 10m); 0 = never expire. Mint a fresh one with POST /_mockrs/grants/{grant_id}/token and the owner bearer")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *tokenTTL < 0 {
+		fmt.Fprintln(stderr, "pdpp-mcp mockrs: --token-ttl must not be negative")
 		return exitUsage
 	}
 	posture, err := rstest.ParseCapabilities(*capabilities)
@@ -38,7 +44,7 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture, TokenTTL: *tokenTTL})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure
@@ -58,6 +64,9 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 			fmt.Fprintf(stdout, "  grant %s (%s) connections=%v\n", g.GrantID, g.ConnectorKey, g.ConnectionIDs)
 		}
 		fmt.Fprintln(stdout, "bearers: run with --json to print them")
+		if *tokenTTL > 0 {
+			fmt.Fprintf(stdout, "client tokens expire after %s; mint a fresh one: curl -X POST -H 'Authorization: Bearer <owner_bearer>' %s/_mockrs/grants/<grant_id>/token\n", *tokenTTL, summary.RSURL)
+		}
 	}
 	if err := srv.waitAndShutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)

@@ -87,9 +87,34 @@ func TestMockRSCapabilitiesFlag(t *testing.T) {
 	}
 }
 
+// TestMockRSTokenTTL: with --token-ttl the summary says when bearers
+// expire, and the owner-only mint route hands out a working token.
+func TestMockRSTokenTTL(t *testing.T) {
+	t.Parallel()
+	sum := mockRS(t, "--token-ttl", "10m")
+	g := sum.Grants[0]
+	if g.ExpiresAt == nil || time.Until(*g.ExpiresAt) > 10*time.Minute || time.Until(*g.ExpiresAt) < 9*time.Minute {
+		t.Fatalf("expires_at = %v", g.ExpiresAt)
+	}
+	req, _ := http.NewRequest(http.MethodPost, sum.RSURL+"/_mockrs/grants/"+g.GrantID+"/token", nil)
+	req.Header.Set("Authorization", "Bearer "+sum.OwnerBearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m rstest.MintedToken
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || res.StatusCode != 200 || m.ExpiresIn != 600 {
+		t.Fatalf("mint: %d %+v %v", res.StatusCode, m, err)
+	}
+	if status, body := getJSON(t, sum.RSURL+"/v1/schema", m.AccessToken); status != 200 {
+		t.Errorf("minted token: %d %v", status, body)
+	}
+}
+
 func TestMockRSRejectsBadFlags(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}} {
+	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"}} {
 		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}

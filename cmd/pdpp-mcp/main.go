@@ -9,7 +9,7 @@
 //	    hosted Streamable HTTP MCP server at /mcp
 //	pdpp-mcp demo [--addr HOST:PORT] [--json]
 //	    embedded mock RS + demo data + hosted adapter on loopback
-//	pdpp-mcp mockrs [--addr HOST:PORT] [--json] [--records N] [--capabilities full|declared]
+//	pdpp-mcp mockrs [--addr HOST:PORT] [--json] [--records N] [--capabilities full|declared] [--token-ttl D]
 //	    the mock RS alone
 //	pdpp-mcp version | --version
 //	    the build version on stdout

@@ -23,8 +23,8 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	if s.ix.owners[tok] {
 		return &principal{owner: true}, nil
 	}
-	g := s.ix.grants[tok]
-	if g == nil {
+	g, issued, ok := s.clientGrant(tok)
+	if !ok || s.tokenExpired(issued) {
 		return nil, newErr("authentication_error", "", "Invalid or expired token")
 	}
 	switch g.Status {

@@ -37,6 +37,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("PDPP-Version", pdppVersion)
 	h.Set("Connection", "close")
 
+	if s.serveMint(c) {
+		return
+	}
 	segs, ok := splitPath(r.URL.EscapedPath())
 	route := matchRoute(segs, s.opts.Semantic)
 	if !ok || route == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {

@@ -16,6 +16,11 @@ type Options struct {
 	// PublicURL is the origin used for the PRM `resource` and the 401
 	// `resource_metadata` link; "" derives it from the request Host.
 	PublicURL string
+	// TokenTTL, when positive, is the lifetime of client access tokens on
+	// the Now clock (the real RS: 600 s). Dataset grant tokens count as
+	// issued when New ran; MintClientToken issues fresh ones. Zero means
+	// client tokens never expire. Owner tokens never expire.
+	TokenTTL time.Duration
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
@@ -70,6 +75,10 @@ type Server struct {
 	ds   *Dataset
 	ix   *indexes
 
+	// started is when dataset grant tokens count as issued.
+	started time.Time
+	tokens  tokenTable
+
 	mu       sync.Mutex
 	recorded []RecordedRequest
 	faults   *Faults
@@ -89,6 +98,9 @@ type GrantSummary struct {
 	ConnectorKey  string   `json:"connector_key"`
 	Bearer        string   `json:"bearer"`
 	ConnectionIDs []string `json:"connection_ids"`
+	// ExpiresAt is when Bearer stops working (Options.TokenTTL); absent
+	// when it never does.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // New validates ds and builds the indexes (records sorted per connection and
@@ -110,7 +122,7 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 		return nil, err
 	}
 	opts.Capabilities = caps
-	s := &Server{opts: opts, ds: ds, ix: ix}
+	s := &Server{opts: opts, ds: ds, ix: ix, started: opts.Now()}
 	if opts.Faults != nil {
 		f := *opts.Faults
 		s.faults = &f
@@ -154,12 +166,17 @@ func (s *Server) Summary(rsURL string) Summary {
 		sum.OwnerBearer = s.ds.OwnerTokens[0]
 	}
 	for _, g := range s.ds.Grants {
-		sum.Grants = append(sum.Grants, GrantSummary{
+		gs := GrantSummary{
 			GrantID:       g.ID,
 			ConnectorKey:  g.ConnectorKey,
 			Bearer:        g.Token,
 			ConnectionIDs: grantConnectionIDs(&g),
-		})
+		}
+		if s.opts.TokenTTL > 0 {
+			at := s.started.Add(s.opts.TokenTTL).UTC()
+			gs.ExpiresAt = &at
+		}
+		sum.Grants = append(sum.Grants, gs)
 	}
 	return sum
 }

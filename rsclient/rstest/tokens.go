@@ -1,0 +1,126 @@
+package rstest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Client access tokens. The real RS issues client access tokens that live
+// 600 s (real-rs-differences D13); a used-up one answers 401
+// authentication_error "Invalid or expired token" with the challenge. With
+// Options.TokenTTL > 0 the mock does the same on its clock: every grant's
+// dataset token counts as issued when the Server was built, and
+// MintClientToken issues fresh ones, as a client's refresh would.
+
+// ErrUnknownGrant is returned by MintClientToken for a grant id the
+// dataset does not hold.
+var ErrUnknownGrant = errors.New("rstest: unknown grant")
+
+// clientToken is one issued client access token.
+type clientToken struct {
+	grant  *Grant
+	issued time.Time
+}
+
+// tokenTable holds the tokens minted after start-up.
+type tokenTable struct {
+	mu     sync.RWMutex
+	minted map[string]clientToken
+}
+
+// MintedToken is a freshly issued client access token.
+type MintedToken struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	GrantID     string `json:"grant_id"`
+	// ExpiresIn is the lifetime in seconds; 0 (omitted) means no expiry.
+	ExpiresIn int64 `json:"expires_in,omitempty"`
+	// ExpiresAt is when the token stops working; nil means never.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// MintClientToken issues a new client access token for grantID on the
+// Server's clock. It expires after Options.TokenTTL (never when zero). The
+// grant's earlier tokens keep working until they expire.
+func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
+	var g *Grant
+	for i := range s.ds.Grants {
+		if s.ds.Grants[i].ID == grantID {
+			g = &s.ds.Grants[i]
+		}
+	}
+	if g == nil {
+		return MintedToken{}, ErrUnknownGrant
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	now := s.opts.Now()
+	s.tokens.mu.Lock()
+	if s.tokens.minted == nil {
+		s.tokens.minted = map[string]clientToken{}
+	}
+	s.tokens.minted[tok] = clientToken{grant: g, issued: now}
+	s.tokens.mu.Unlock()
+	m := MintedToken{AccessToken: tok, TokenType: "Bearer", GrantID: g.ID}
+	if s.opts.TokenTTL > 0 {
+		at := now.Add(s.opts.TokenTTL).UTC()
+		m.ExpiresIn, m.ExpiresAt = int64(s.opts.TokenTTL/time.Second), &at
+	}
+	return m, nil
+}
+
+// clientGrant resolves a client bearer to its grant and issue time.
+func (s *Server) clientGrant(tok string) (*Grant, time.Time, bool) {
+	if g := s.ix.grants[tok]; g != nil {
+		return g, s.started, true
+	}
+	s.tokens.mu.RLock()
+	defer s.tokens.mu.RUnlock()
+	ct, ok := s.tokens.minted[tok]
+	return ct.grant, ct.issued, ok
+}
+
+// tokenExpired applies Options.TokenTTL.
+func (s *Server) tokenExpired(issued time.Time) bool {
+	return s.opts.TokenTTL > 0 && !s.opts.Now().Before(issued.Add(s.opts.TokenTTL))
+}
+
+// mintPathPrefix is the mock's test-only control route:
+// POST /_mockrs/grants/{grant_id}/token with an owner bearer mints a client
+// token for that grant (the real RS issues them through its OAuth flow).
+const mintPathPrefix = "/_mockrs/grants/"
+
+// serveMint answers the control route; it reports whether it handled r.
+func (s *Server) serveMint(c *call) bool {
+	rest, ok := strings.CutPrefix(c.r.URL.Path, mintPathPrefix)
+	if !ok {
+		return false
+	}
+	grantID, ok := strings.CutSuffix(rest, "/token")
+	if !ok || grantID == "" || strings.Contains(grantID, "/") || c.r.Method != http.MethodPost {
+		s.fastify404(c)
+		return true
+	}
+	p, aerr := s.authenticate(c.r)
+	if aerr != nil {
+		s.fail(c, aerr)
+		return true
+	}
+	if !p.owner {
+		s.fail(c, newErr("permission_error", "", "Owner token required"))
+		return true
+	}
+	m, err := s.MintClientToken(grantID)
+	if err != nil {
+		s.fail(c, newErr("not_found", "", "Grant '%s' not found", grantID))
+		return true
+	}
+	s.writeJSON(c, http.StatusOK, m)
+	return true
+}
