@@ -64,7 +64,7 @@ func TestMultiGrantRouting(t *testing.T) {
 				}
 			}
 			// Unknown connection ids are typed errors too.
-			if got := e.c.call("aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": "cin_ffffffffffffffffffffffff"}).errorCode(t); got != "connection_not_found" {
+			if got := e.c.call("aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": "cin_ffffffffffffffffffffffff"}).errorCode(t); got != "unknown_connection" {
 				t.Errorf("unknown connection: %q", got)
 			}
 		})

@@ -210,7 +210,7 @@ func TestQueryRecordsRejectsBadInputWithoutRSCalls(t *testing.T) {
 func TestRSErrorsKeepEnvelopeAndStatus(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.SlackToken)
-	r := e.c.call("query_records", map[string]any{"stream": "conversations"})
+	r := e.c.call("query_records", map[string]any{"stream": "messages", "sort": "text"})
 	var env struct {
 		Error struct {
 			Code      string `json:"code"`
@@ -221,10 +221,8 @@ func TestRSErrorsKeepEnvelopeAndStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.text()), &env); err != nil {
 		t.Fatal(err)
 	}
-	// The real RS answers a stream outside the grant with 401
-	// context.stream_not_allowed (real-rs-differences D2).
-	if !r.IsError || env.Error.Code != "context.stream_not_allowed" || env.HTTPStatus != 401 || env.Error.RequestID == "" {
-		t.Errorf("RS 401 not kept: %s", r.text())
+	if !r.IsError || env.Error.Code != "invalid_sort" || env.HTTPStatus != 400 || env.Error.RequestID == "" {
+		t.Errorf("RS 400 not kept: %s", r.text())
 	}
 	if string(r.StructuredContent) != r.text() {
 		t.Errorf("structuredContent differs from text:\n%s\n%s", r.StructuredContent, r.text())

@@ -43,13 +43,13 @@ func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceReq
 	if err != nil {
 		return nil, resourceError(newAdapterError("invalid_handle", err.Error()))
 	}
-	g, te := s.route(ctx, ref.Stream, ref.ConnectionID)
+	g, set, te := s.route(ctx, ref.Stream, ref.ConnectionID)
 	if te != nil {
 		return nil, resourceError(te)
 	}
 	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID})
 	if err != nil {
-		return nil, resourceError(fromError(err))
+		return nil, resourceError(s.rsError(set, g, err, ref.Stream, ref.ConnectionID))
 	}
 	doc := buildDocument(ref.ID(), ref, rec, nil, s.rs.BaseURL())
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(orderedJSON(doc.fields()))}}, nil
@@ -79,7 +79,7 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 		}
 		wr.Q, wr.Before, wr.After = spec.Q, &before, &after
 	}
-	res, te := s.readWindow(ctx, wr)
+	res, _, te := s.readWindow(ctx, wr)
 	if te != nil {
 		return nil, resourceError(te)
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 
+	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -21,19 +24,24 @@ type warning struct {
 }
 
 // sourceSet is one call's verified grants with their merged connection
-// index: built once per call from the schema cache, then used for routing,
-// labels and stream intersection.
+// index: built once per call from the schema cache, then used for name
+// checks, routing, labels and stream intersection.
 type sourceSet struct {
 	grants []Grant // every grant of the call, including ones that failed to read
 	ix     *schemaindex.Index
 	warns  []warning // source_unavailable for grants whose schema failed
+	// blind counts failed grants with no cached index: their streams and
+	// connections are unknown, so a name missing from ix may be theirs.
+	blind int
 }
 
 // sources verifies the call's grants and merges their compact schemas.
 // Every grant's kind is checked through the schema cache (one RS call per
 // grant per TTL) before any data read, so an owner token never reads data
 // through any tool. A grant that fails for another reason stays in the set
-// and becomes a warning; the call fails only when no grant could be read.
+// and becomes a source_unavailable warning; its last readable schema (when
+// cached) keeps routing its streams. The call fails only when no grant has
+// an index at all.
 func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 	grants := s.grants(ctx)
 	if len(grants) == 0 {
@@ -51,8 +59,16 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 			if firstErr == nil {
 				firstErr = err
 			}
-			set.warns = append(set.warns, warning{Code: "source_unavailable",
-				Message: fmt.Sprintf("grant %d of %d could not be read: %s", i+1, len(grants), errorCode(err))})
+			w := warning{Code: "source_unavailable",
+				Message: fmt.Sprintf("grant %d of %d could not be read (%s); its results are missing", i+1, len(grants), errorCode(err))}
+			if last := s.schemas.lastGood(grants[i].Key); last != nil {
+				ok = append(ok, last)
+				w.GrantID = last.Bearer.GrantID
+				w.Message = fmt.Sprintf("grant %d of %d could not be read (%s); its streams are routed from its last readable schema and may fail", i+1, len(grants), errorCode(err))
+			} else {
+				set.blind++
+			}
+			set.warns = append(set.warns, w)
 		default:
 			ok = append(ok, docs[i])
 		}
@@ -92,31 +108,118 @@ func errorCode(err error) string {
 	return "error"
 }
 
-// route picks the grant that serves a source-required read (records,
-// record, aggregate, field window). One grant needs no lookup: the RS fans
-// in across that grant's connections itself. With several grants the
-// connection index (membership, never health probes) decides.
-func (s *Server) route(ctx context.Context, stream, connectionID string) (Grant, *toolError) {
-	set, te := s.sources(ctx)
-	if te != nil {
-		return Grant{}, te
+// checkNames answers, before any RS call, whether connectionID and every
+// stream are granted: an unknown name is a typed, bounded error
+// listing what is granted. A name missing while some grant could not be
+// read may be that grant's, so the answer is source_unavailable instead.
+func (set *sourceSet) checkNames(connectionID string, streams ...string) *toolError {
+	if len(streams) == 0 {
+		streams = []string{""}
 	}
-	return set.route(stream, connectionID)
+	for _, st := range streams {
+		err := set.ix.CheckNames(st, connectionID)
+		if err == nil {
+			continue
+		}
+		if set.blind > 0 {
+			name, param := st, "stream"
+			if errors.Is(err, schemaindex.ErrUnknownConnection) {
+				name, param = connectionID, "connection_id"
+			}
+			return newAdapterError("source_unavailable",
+				fmt.Sprintf("%s %q is not in the grants that could be read; %d grant(s) could not be read and may hold it: retry shortly, or call schema", param, name, set.blind),
+				field{"param", param})
+		}
+		return nameError(set.ix, err, "")
+	}
+	return nil
 }
 
-// route picks the grant for a source-required read within the set.
+// nameError turns a schemaindex name-lookup error into the typed adapter
+// error of R-11 (unknown_stream or unknown_connection), with the granted
+// names capped at maxCandidates, their total and a truncation flag. rsCode,
+// when set, is the RS code that refused the name (e.g. a 401
+// context.stream_not_allowed): it is a grant error, never an
+// authentication failure.
+func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
+	var us *schemaindex.UnknownStreamError
+	var uc *schemaindex.UnknownConnectionError
+	var extras []field
+	var code, msg string
+	switch {
+	case errors.As(err, &uc):
+		c := ix.Candidates("", maxCandidates)
+		code, msg = "unknown_connection", fmt.Sprintf("connection_id %q is not part of this grant set", uc.ConnectionID)
+		extras = append(extras, field{"param", "connection_id"},
+			field{"available_connections", candidateItems(c)}, field{"available_connection_count", c.Total})
+		if c.Truncated {
+			extras = append(extras, field{"available_connections_truncated", true})
+		}
+	case errors.As(err, &us):
+		code, msg = "unknown_stream", us.Error()
+		extras = append(extras, field{"param", "stream"},
+			field{"granted_streams", us.Known}, field{"granted_stream_count", us.Total})
+		if us.Total > len(us.Known) {
+			extras = append(extras, field{"granted_streams_truncated", true})
+		}
+	default:
+		return fromError(err)
+	}
+	if rsCode != "" {
+		msg = "the resource server refused this name for the grant (" + rsCode + "): " + msg
+		extras = append(extras, field{"rs_code", rsCode})
+	}
+	extras = append(extras, field{"discovery_hint", "call schema for the granted streams and connections"})
+	return newAdapterError(code, msg+"; call schema for the index", extras...)
+}
+
+// rsError maps an RS failure of a read routed through grant g. An RS 401
+// with a context.* code (the stream or connection is outside the grant,
+// D2) is a grant error listing what is granted, never an authentication
+// failure: a host must not restart sign-in for it. The grant's cached
+// schema is dropped so the next call sees the RS's current grant.
+func (s *Server) rsError(set *sourceSet, g Grant, err error, stream, connectionID string) *toolError {
+	var rsErr *rsclient.Error
+	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized {
+		return fromError(err)
+	}
+	if !strings.HasPrefix(rsErr.Code, "context.") {
+		return fromError(err)
+	}
+	s.schemas.forget(g)
+	if rsErr.Code == "context.instance_mismatch" && connectionID != "" {
+		return nameError(set.ix, set.ix.UnknownConnection(connectionID), rsErr.Code)
+	}
+	return nameError(set.ix, set.ix.UnknownStream(stream, connectionID), rsErr.Code)
+}
+
+// route builds the call's source set and routes one source-required read
+// through it. The set comes back even with a routing error (nil only when
+// it could not be built) so the result can carry its warnings.
+func (s *Server) route(ctx context.Context, stream, connectionID string) (Grant, *sourceSet, *toolError) {
+	set, te := s.sources(ctx)
+	if te != nil {
+		return Grant{}, nil, te
+	}
+	g, te := set.route(stream, connectionID)
+	return g, set, te
+}
+
+// route checks the names, then picks the grant that serves a
+// source-required read (records, record, aggregate, field window). One
+// grant needs no lookup: the RS fans in across that grant's connections
+// itself. With several grants the connection index (membership, never
+// health probes) decides.
 func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
+	if te := set.checkNames(connectionID, stream); te != nil {
+		return Grant{}, te
+	}
 	grants, ix := set.grants, set.ix
 	if len(grants) == 1 {
 		return grants[0], nil
 	}
 	if connectionID != "" {
-		src, ok := ix.Connection(connectionID)
-		if !ok {
-			return Grant{}, newAdapterError("connection_not_found",
-				fmt.Sprintf("connection_id %q is not part of this grant set; call schema for the connection index", connectionID),
-				field{"param", "connection_id"})
-		}
+		src, _ := ix.Connection(connectionID)
 		return grantByKey(grants, src.GrantKey), nil
 	}
 	sources := ix.StreamSources(stream)
@@ -124,12 +227,7 @@ func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
 	for _, src := range sources {
 		keys[src.GrantKey] = true
 	}
-	switch len(keys) {
-	case 0:
-		return Grant{}, newAdapterError("unknown_stream",
-			fmt.Sprintf("no granted source has a stream named %q; call schema for the stream index", stream),
-			field{"param", "stream"})
-	case 1:
+	if len(keys) == 1 {
 		return grantByKey(grants, sources[0].GrantKey), nil
 	}
 	return Grant{}, ambiguityError("ambiguous_connection", ix.Candidates(stream, maxCandidates), stream)
@@ -148,17 +246,9 @@ func grantByKey(grants []Grant, key string) Grant {
 // ambiguous_connection, or ambiguous_schema_detail for full schema detail),
 // built from membership alone.
 func ambiguityError(code string, c schemaindex.Candidates, stream string) *toolError {
-	items := make([]map[string]string, 0, len(c.Items))
-	for _, it := range c.Items {
-		m := map[string]string{"grant_id": it.GrantID, "connector_key": it.ConnectorKey, "connection_id": it.ConnectionID}
-		if it.DisplayName != "" {
-			m["display_name"] = it.DisplayName
-		}
-		items = append(items, m)
-	}
 	extras := []field{
 		{"retry_with", "connection_id"},
-		{"available_connections", items},
+		{"available_connections", candidateItems(c)},
 		{"available_connection_count", c.Total},
 	}
 	if c.Truncated {
@@ -169,4 +259,18 @@ func ambiguityError(code string, c schemaindex.Candidates, stream string) *toolE
 	}
 	return newAdapterError(code,
 		fmt.Sprintf("stream %q exists under %d sources; retry with connection_id", stream, c.Total), extras...)
+}
+
+// candidateItems renders candidates as {grant_id, connector_key,
+// connection_id, display_name} objects.
+func candidateItems(c schemaindex.Candidates) []map[string]string {
+	items := make([]map[string]string, 0, len(c.Items))
+	for _, it := range c.Items {
+		m := map[string]string{"grant_id": it.GrantID, "connector_key": it.ConnectorKey, "connection_id": it.ConnectionID}
+		if it.DisplayName != "" {
+			m["display_name"] = it.DisplayName
+		}
+		items = append(items, m)
+	}
+	return items
 }

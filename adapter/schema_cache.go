@@ -32,23 +32,60 @@ const (
 
 // schemaCache holds each grant's parsed compact schema document, keyed by
 // the token hash and never shared across tokens.
+//
+// Beside it, last keeps each grant's last good document for lastGoodTTL:
+// while a refresh fails, routing still knows the grant's streams (the call
+// then carries a source_unavailable warning) instead of answering
+// unknown_stream for a stream that exists (issue 13.2).
 type schemaCache struct {
-	c *softcache.Cache[*schemaindex.Doc]
+	c    *softcache.Cache[*schemaindex.Doc]
+	last *softcache.Cache[*schemaindex.Doc]
 }
 
+// lastGoodTTL bounds how long a grant's last readable schema keeps routing
+// its streams after refreshes start failing.
+const lastGoodTTL = 15 * time.Minute
+
 func newSchemaCache(ttl time.Duration, max int, now func() time.Time) *schemaCache {
-	return &schemaCache{c: softcache.New[*schemaindex.Doc](softcache.Options{
-		TTL: ttl, ErrorTTL: schemaErrorTTL, MaxEntries: max, FetchTimeout: docFetchTimeout, Now: now,
-	})}
+	return &schemaCache{
+		c: softcache.New[*schemaindex.Doc](softcache.Options{
+			TTL: ttl, ErrorTTL: schemaErrorTTL, MaxEntries: max, FetchTimeout: docFetchTimeout, Now: now,
+		}),
+		last: softcache.New[*schemaindex.Doc](softcache.Options{
+			TTL: lastGoodTTL, ErrorTTL: -1, MaxEntries: max, Now: now,
+		}),
+	}
 }
 
 // get returns the grant's parsed compact schema. Concurrent callers of one
 // grant share one RS call; each waits only as long as its own ctx allows.
 func (c *schemaCache) get(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
-	return c.c.Get(ctx, g.Key, func(ctx context.Context) (*schemaindex.Doc, time.Time, error) {
+	doc, err := c.c.Get(ctx, g.Key, func(ctx context.Context) (*schemaindex.Doc, time.Time, error) {
 		doc, err := fetchSchema(ctx, rs, g)
 		return doc, time.Time{}, err
 	})
+	if last, _, _ := c.last.Peek(g.Key); err == nil && last != doc {
+		// A newly read document becomes the grant's last good one.
+		c.last.Forget(g.Key)
+		_, _ = c.last.Get(context.WithoutCancel(ctx), g.Key, func(context.Context) (*schemaindex.Doc, time.Time, error) {
+			return doc, time.Time{}, nil
+		})
+	}
+	return doc, err
+}
+
+// lastGood returns the grant's last successfully read schema while it is
+// younger than lastGoodTTL, else nil. It never calls the RS.
+func (c *schemaCache) lastGood(key string) *schemaindex.Doc {
+	doc, _, _ := c.last.Peek(key)
+	return doc
+}
+
+// forget drops a grant's schema, fresh and last good (its credential was
+// replaced, or the RS refused a name the schema listed).
+func (c *schemaCache) forget(g Grant) {
+	c.c.Forget(g.Key)
+	c.last.Forget(g.Key)
 }
 
 func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {

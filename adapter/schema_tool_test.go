@@ -162,7 +162,7 @@ func TestSchemaUnknownStreamAndConnection(t *testing.T) {
 		code string
 	}{
 		{map[string]any{"stream": "no_such_stream"}, "unknown_stream"},
-		{map[string]any{"stream": "messages", "connection_id": "cin_000000000000000000000000"}, "connection_not_found"},
+		{map[string]any{"stream": "messages", "connection_id": "cin_000000000000000000000000"}, "unknown_connection"},
 		{map[string]any{"stream": "../etc"}, "invalid_id"},
 	} {
 		if got := e.c.call("schema", tc.args).errorCode(t); got != tc.code {

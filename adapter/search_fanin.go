@@ -39,12 +39,14 @@ type searchPage struct {
 	multiConn  bool
 }
 
-// searchFanIn runs one merged search page across the source set.
-func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.Filter) (*searchPage, *toolError) {
-	sources, ix, te := s.searchSources(ctx, a)
+// searchFanIn runs one merged search page across the source set (R-7,
+// Grants that could not be read are warnings on the page.
+func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter) (*searchPage, *toolError) {
+	sources, te := set.searchSources(a)
 	if te != nil {
 		return nil, te
 	}
+	ix := set.ix
 	hash := queryHash(a, filter)
 	state := make([]sourceState, len(sources))
 	for i, src := range sources {
@@ -63,7 +65,7 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 		state = c.S
 	}
 
-	page := &searchPage{}
+	page := &searchPage{warnings: append([]warning(nil), set.warns...)}
 	cands := make([][]candidate, len(sources))
 	moreAfter := make([]bool, len(sources))
 	recalls := make([][]string, len(sources))
@@ -96,7 +98,7 @@ func (s *Server) searchFanIn(ctx context.Context, a searchArgs, filter rsclient.
 		}
 		failed++
 		if failed == len(sources) {
-			return nil, fromError(err) // nothing to degrade to
+			return nil, s.rsError(set, sources[i].grant, err, firstStream(a.Streams), a.ConnectionID) // nothing to degrade to
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
 			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(err))})

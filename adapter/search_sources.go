@@ -6,30 +6,26 @@ import (
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // searchSources lists the grants a search reads: the one owning
 // connection_id, else every grant whose streams intersect the request.
-func (s *Server) searchSources(ctx context.Context, a searchArgs) ([]searchSource, *schemaindex.Index, *toolError) {
-	set, te := s.sources(ctx)
-	if te != nil {
-		return nil, nil, te
+// Every requested stream and the connection_id are checked against the
+// index first, so a name outside the grants costs no RS call.
+func (set *sourceSet) searchSources(a searchArgs) ([]searchSource, *toolError) {
+	if te := set.checkNames(a.ConnectionID, a.Streams...); te != nil {
+		return nil, te
 	}
 	grants, ix := set.grants, set.ix
 	if a.ConnectionID != "" {
 		g, te := set.route("", a.ConnectionID)
 		if te != nil {
-			return nil, nil, te
+			return nil, te
 		}
-		return []searchSource{{grant: g, streams: a.Streams, connectionID: a.ConnectionID}}, ix, nil
+		return []searchSource{{grant: g, streams: a.Streams, connectionID: a.ConnectionID}}, nil
 	}
 	if len(grants) == 1 {
-		out := make([]searchSource, len(grants))
-		for i, g := range grants {
-			out[i] = searchSource{grant: g, streams: a.Streams}
-		}
-		return out, ix, nil
+		return []searchSource{{grant: grants[0], streams: a.Streams}}, nil
 	}
 	var out []searchSource
 	for _, g := range grants {
@@ -50,10 +46,10 @@ func (s *Server) searchSources(ctx context.Context, a searchArgs) ([]searchSourc
 			out = append(out, searchSource{grant: g, streams: both})
 		}
 	}
-	if len(out) == 0 {
-		return nil, nil, newAdapterError("unknown_stream", "no granted source has the requested streams; call schema for the stream index", field{"param", "streams"})
+	if len(out) == 0 { // every grant failed to read and none has a cached index
+		return nil, newAdapterError("source_unavailable", "no grant that could be read has the requested streams; retry shortly, or call schema", field{"param", "streams"})
 	}
-	return out, ix, nil
+	return out, nil
 }
 
 // sourceCandidates reads up to limit unreturned hits of one source, from
@@ -98,4 +94,13 @@ func recallNote(r *rsclient.Recall) string {
 		facts = append(facts, fmt.Sprintf("truncated_source_count=%d", *r.TruncatedSourceCount))
 	}
 	return strings.Join(facts, ",")
+}
+
+// firstStream names the stream an RS refusal most likely concerns: the
+// first requested one ("" when the search spans every stream).
+func firstStream(streams []string) string {
+	if len(streams) == 0 {
+		return ""
+	}
+	return streams[0]
 }

@@ -75,18 +75,22 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 	if e != nil {
 		return errorResult(e)
 	}
-	g, e := s.route(ctx, a.Stream, a.ConnectionID)
+	set, e := s.sources(ctx)
 	if e != nil {
 		return errorResult(e)
+	}
+	g, e := set.route(a.Stream, a.ConnectionID)
+	if e != nil {
+		return set.annotate(errorResult(e))
 	}
 	agg, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{
 		Stream: a.Stream, Metric: a.Metric, Field: a.Field, GroupBy: a.GroupBy, GroupByTime: a.GroupByTime,
 		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,
 	})
 	if err != nil {
-		return errorResult(fromError(err))
+		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
-	return textResult(renderAggregate(a, agg), map[string]any{"data": stripLinks(agg.Raw)})
+	return set.annotate(textResult(renderAggregate(a, agg), map[string]any{"data": stripLinks(agg.Raw)}))
 }
 
 // maxBucketsInText bounds the bucket preview; structuredContent has all.

@@ -41,18 +41,27 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 	if te != nil {
 		return errorResult(te)
 	}
-	g, te := s.route(ctx, ref.Stream, ref.ConnectionID)
+	set, te := s.sources(ctx)
 	if te != nil {
 		return errorResult(te)
+	}
+	g, te := set.route(ref.Stream, ref.ConnectionID)
+	if te != nil {
+		return set.annotate(errorResult(te))
 	}
 	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{
 		Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID,
 		Fields: a.Fields, Expand: a.Expand, ExpandLimit: expandLimit,
 	})
 	if err != nil {
-		return errorResult(fromError(err))
+		return set.annotate(errorResult(s.rsError(set, g, err, ref.Stream, ref.ConnectionID)))
 	}
 	doc := buildDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL())
+	if len(set.warns) > 0 {
+		// The result is exactly the document: warnings ride in its
+		// metadata, so content[] and structuredContent stay one object.
+		doc.Metadata = append(doc.Metadata, field{"warnings", set.warns})
+	}
 	body := orderedJSON(doc.fields())
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},

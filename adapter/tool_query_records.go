@@ -51,9 +51,13 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if e != nil {
 		return errorResult(e)
 	}
-	g, e := s.route(ctx, a.Stream, a.ConnectionID)
+	set, e := s.sources(ctx)
 	if e != nil {
 		return errorResult(e)
+	}
+	g, e := set.route(a.Stream, a.ConnectionID)
+	if e != nil {
+		return set.annotate(errorResult(e))
 	}
 	q := rsclient.RecordsQuery{
 		Stream: a.Stream, Limit: a.Limit, Cursor: a.Cursor, Order: a.Order, Count: a.Count,
@@ -65,10 +69,10 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
-		return errorResult(fromError(err))
+		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
 	res := textResult(page.text(), page.structured())
 	res.Content = append(res.Content, page.resourceLinks()...)
-	return res
+	return set.annotate(res)
 }

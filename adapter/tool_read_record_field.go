@@ -50,11 +50,11 @@ func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) 
 	if te != nil {
 		return errorResult(te)
 	}
-	res, te := s.readWindow(ctx, req)
+	res, set, te := s.readWindow(ctx, req)
 	if te != nil {
-		return errorResult(te)
+		return set.annotate(errorResult(te))
 	}
-	return res.toolResult()
+	return set.annotate(res.toolResult())
 }
 
 // selectorError is the typed error for a bad combination of selectors.

@@ -3,13 +3,10 @@ package adapter
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 var schemaTool = toolSpec{
@@ -52,15 +49,18 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		if a.ConnectionID != "" {
 			src, ok := ix.Connection(a.ConnectionID)
 			if !ok {
-				return errorResult(unknownConnection(a.ConnectionID))
+				return set.annotate(errorResult(set.checkNames(a.ConnectionID)))
 			}
 			view = view.Scoped(src)
 		}
 		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
 	}
+	if te := set.checkNames(a.ConnectionID, a.Stream); te != nil {
+		return set.annotate(errorResult(te))
+	}
 	view, err := ix.Stream(a.Stream, a.ConnectionID, s.searchModes(ctx))
 	if err != nil {
-		return errorResult(schemaLookupError(err, a))
+		return set.annotate(errorResult(nameError(ix, err, "")))
 	}
 	if a.Detail != "full" {
 		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
@@ -70,11 +70,11 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	}
 	g, te := set.route(a.Stream, a.ConnectionID)
 	if te != nil {
-		return errorResult(te)
+		return set.annotate(errorResult(te))
 	}
 	body, _, err := s.rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{Detail: "full", Stream: a.Stream, ConnectionID: a.ConnectionID})
 	if err != nil {
-		return errorResult(fromError(err))
+		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
 	full, te := dedupeFullSchema(body)
 	if te != nil {
@@ -92,22 +92,6 @@ func schemaPayload(doc any, warns []warning) any {
 		out["warnings"] = warns
 	}
 	return out
-}
-
-func schemaLookupError(err error, a schemaArgs) *toolError {
-	switch {
-	case errors.Is(err, schemaindex.ErrUnknownStream):
-		return newAdapterError("unknown_stream", err.Error(), field{"param", "stream"})
-	case errors.Is(err, schemaindex.ErrUnknownConnection):
-		return unknownConnection(a.ConnectionID)
-	}
-	return fromError(err)
-}
-
-func unknownConnection(id string) *toolError {
-	return newAdapterError("connection_not_found",
-		fmt.Sprintf("connection_id %q is not part of this grant set; call schema() for the connection index", id),
-		field{"param", "connection_id"})
 }
 
 // withWarnings appends model-visible warning lines.

@@ -64,9 +64,13 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 				field{"param", "mode"}, field{"available_modes", modes}))
 		}
 	}
-	page, te := s.searchFanIn(ctx, a, filter)
+	set, te := s.sources(ctx)
 	if te != nil {
 		return errorResult(te)
+	}
+	page, te := s.searchFanIn(ctx, set, a, filter)
+	if te != nil {
+		return set.annotate(errorResult(te))
 	}
 	res := textResult(page.text(a), page.structured(a))
 	res.Content = append(res.Content, page.resourceLinks(a)...)

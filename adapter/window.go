@@ -42,12 +42,19 @@ type windowResult struct {
 func revision(total int) string { return "chars:" + strconv.Itoa(total) }
 
 // readWindow performs the RS field-window read. The RS does the slicing:
-// the adapter never loads a whole large field.
-func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResult, *toolError) {
-	g, te := s.route(ctx, req.Ref.Stream, req.Ref.ConnectionID)
+// the adapter never loads a whole large field. The source set comes
+// back too (nil when it could not be built) so callers can carry its
+// warnings.
+func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResult, *sourceSet, *toolError) {
+	g, set, te := s.route(ctx, req.Ref.Stream, req.Ref.ConnectionID)
 	if te != nil {
-		return nil, te
+		return nil, set, te
 	}
+	res, te := s.readRoutedWindow(ctx, set, g, req)
+	return res, set, te
+}
+
+func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
 	grant := contentladder.GrantHash(g.Bearer)
 	var opened *contentladder.Cursor
 	if req.Cursor != "" {
@@ -72,7 +79,7 @@ func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResu
 	}
 	fw, _, err := s.rs.FieldWindow(ctx, g.Bearer, q)
 	if err != nil {
-		return nil, fromError(err)
+		return nil, s.rsError(set, g, err, req.Ref.Stream, req.Ref.ConnectionID)
 	}
 	if opened != nil {
 		if err := contentladder.CheckDigest(*opened, revision(fw.Window.TotalChars)); err != nil {

@@ -107,7 +107,7 @@ func rsEndpoint(path string) string {
 var knownCodes = map[string]bool{
 	"invalid_arguments": true, "invalid_filter": true, "invalid_expand": true, "invalid_id": true, "invalid_handle": true,
 	"conflicting_connection_id": true, "invalid_field_window_selector": true, "invalid_cursor": true,
-	"ambiguous_connection": true, "ambiguous_schema_detail": true, "connection_not_found": true, "unknown_stream": true,
+	"ambiguous_connection": true, "ambiguous_schema_detail": true, "connection_not_found": true, "unknown_connection": true, "unknown_stream": true, "source_unavailable": true,
 	"invalid_aggregate": true, "search_mode_unavailable": true, "owner_token_refused": true, "no_credentials": true,
 	"rs_unavailable": true, "rs_timeout": true, "response_too_large": true, "invalid_response": true,
 	"invalid_request": true, "authentication_error": true, "grant_stream_not_allowed": true, "field_not_granted": true,

@@ -27,18 +27,18 @@ func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
 	}
 	callTool(t, a, "schema", map[string]any{})
 	callTool(t, a, "query_records", map[string]any{"stream": "messages", "limit": 2})
-	callTool(t, a, "query_records", map[string]any{"stream": "conversations"}) // RS 401 context.stream_not_allowed (D2)
-	callTool(t, a, "fetch", map[string]any{"id": "../x"})                      // adapter error
+	callTool(t, a, "query_records", map[string]any{"stream": "messages", "sort": "text"}) // RS 400
+	callTool(t, a, "fetch", map[string]any{"id": "../x"})                                 // adapter error
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
 		`pdpp_mcp_tool_calls_total{tool="query_records"} 2`,
 		`pdpp_mcp_tool_calls_total{tool="schema"} 1`,
-		`pdpp_mcp_tool_errors_total{code="other",tool="query_records"} 1`,
+		`pdpp_mcp_tool_errors_total{code="invalid_sort",tool="query_records"} 1`,
 		`pdpp_mcp_tool_errors_total{code="invalid_id",tool="fetch"} 1`,
 		`pdpp_mcp_rs_responses_total{endpoint="records",status="200"} 1`,
-		`pdpp_mcp_rs_responses_total{endpoint="records",status="401"} 1`,
+		`pdpp_mcp_rs_responses_total{endpoint="records",status="400"} 1`,
 		`pdpp_mcp_tool_duration_seconds_count{tool="schema"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {

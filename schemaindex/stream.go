@@ -14,7 +14,6 @@ const (
 	MaxStreamFields      = 64
 	MaxStreamSources     = 12
 	MaxStreamConnections = 12
-	maxKnownNames        = 8
 )
 
 // Search modes as the RS's protected-resource metadata names them.
@@ -116,7 +115,7 @@ func (ff FieldFlags) MarshalJSON() ([]byte, error) {
 func (ix *Index) Stream(name, connectionID string, rsModes []string) (StreamView, error) {
 	if connectionID != "" {
 		if _, ok := ix.Connection(connectionID); !ok {
-			return StreamView{}, ix.unknownConnection(connectionID)
+			return StreamView{}, ix.UnknownConnection(connectionID)
 		}
 	}
 	v := StreamView{Object: "schema", Detail: "compact", Stream: name, ConnectionID: connectionID,
@@ -133,7 +132,7 @@ func (ix *Index) Stream(name, connectionID string, rsModes []string) (StreamView
 		}
 	}
 	if v.SourceCount == 0 {
-		return StreamView{}, ix.unknownStream(name, connectionID)
+		return StreamView{}, ix.UnknownStream(name, connectionID)
 	}
 	return v, nil
 }

@@ -5,9 +5,31 @@ import (
 	"strings"
 )
 
-// unknownStream builds the error for a stream no (scoped) source carries,
-// listing the closest granted names first so the model can retry directly.
-func (ix *Index) unknownStream(name, connectionID string) error {
+// CheckNames reports whether connectionID (when not empty) and stream (when
+// not empty, within that connection) are granted, from membership alone: a
+// data tool calls it before any RS request. The error is an
+// *UnknownConnectionError or *UnknownStreamError listing granted names.
+func (ix *Index) CheckNames(stream, connectionID string) error {
+	if connectionID != "" {
+		if _, ok := ix.Connection(connectionID); !ok {
+			return ix.UnknownConnection(connectionID)
+		}
+	}
+	if stream == "" {
+		return nil
+	}
+	for _, e := range ix.sources {
+		if (connectionID == "" || e.ConnectionID == connectionID) && slices.Contains(e.Streams, stream) {
+			return nil
+		}
+	}
+	return ix.UnknownStream(stream, connectionID)
+}
+
+// UnknownStream builds the error for a stream no (scoped) source carries,
+// listing up to DefaultCandidateCap granted names, closest first, so the
+// model can retry directly.
+func (ix *Index) UnknownStream(name, connectionID string) *UnknownStreamError {
 	var names []string
 	for _, e := range ix.sources {
 		if connectionID != "" && e.ConnectionID != connectionID {
@@ -20,17 +42,19 @@ func (ix *Index) unknownStream(name, connectionID string) error {
 		}
 	}
 	return &UnknownStreamError{Stream: name, ConnectionID: connectionID,
-		Known: closest(name, names, maxKnownNames), Total: len(names)}
+		Known: closest(name, names, DefaultCandidateCap), Total: len(names)}
 }
 
-func (ix *Index) unknownConnection(id string) error {
+// UnknownConnection builds the error for a connection id no grant carries,
+// listing up to DefaultCandidateCap granted connection ids, closest first.
+func (ix *Index) UnknownConnection(id string) *UnknownConnectionError {
 	var ids []string
 	for _, e := range ix.sources {
 		if e.ConnectionID != "" && !slices.Contains(ids, e.ConnectionID) {
 			ids = append(ids, e.ConnectionID)
 		}
 	}
-	return &UnknownConnectionError{ConnectionID: id, Known: closest(id, ids, maxKnownNames), Total: len(ids)}
+	return &UnknownConnectionError{ConnectionID: id, Known: closest(id, ids, DefaultCandidateCap), Total: len(ids)}
 }
 
 // closest returns up to n names, those sharing a substring or prefix with
