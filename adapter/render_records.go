@@ -12,10 +12,8 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
-// Text and structured bounds for record pages (R-5, R-10).
+// Structured bounds for record pages (R-5, R-10).
 const (
-	recordTextBudget     = 1800 // bytes of content[] text per page
-	recordPreviewString  = 120  // runes per string value in the text preview
 	structuredStringCap  = 1000 // runes per string value in structuredContent
 	maxLadderEntries     = 40   // content_ladder entries per page
 	ladderEntriesPerItem = 6
@@ -36,6 +34,10 @@ type recordPage struct {
 	stream, connectionID string
 	list                 *rsclient.RecordList
 	records              []pageRecord
+
+	lines    []string // one text line per record, fitted by layout
+	firstCut *cutRef  // a cut value, for the footer's example call
+	withheld int      // records dropped because not even their ids fit
 
 	ladderDone    bool
 	ladderEntries []contentladder.LadderEntry
@@ -61,6 +63,7 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 			Payload:   project(r.Data, fields),
 		})
 	}
+	p.layout()
 	return p
 }
 
@@ -154,9 +157,95 @@ func (r pageRecord) envelope(data json.RawMessage) []field {
 	return append(f, field{"data", data})
 }
 
-// text is the model-visible page: every handle first, then as many record
-// previews as fit the byte budget.
-func (p *recordPage) text() string {
+// recordTextBudget is the content[] byte budget of a page of n records:
+// room for the handles plus a share per record (R-5).
+func recordTextBudget(n int) int { return 2000 + 300*n }
+
+// recordLegend introduces the record lines.
+const recordLegend = "\nrecords (fetch id, then fields; values cut with …):"
+
+// maxWarningText bounds one RS warning line.
+const maxWarningText = 300
+
+// layout renders every record line so that the whole text fits the page
+// budget, cutting long values evenly across the page. If even the bare
+// handles cannot fit (pathologically long ids), the page keeps only the
+// records it can show and drops the RS cursors, so paging never passes a
+// record the text did not show (R-3).
+func (p *recordPage) layout() {
+	n := len(p.records)
+	if n == 0 {
+		return
+	}
+	prefixes := make([]string, n)
+	previews := make([]*preview, n)
+	natural := make([]int, n)
+	floor := make([]int, n)
+	longestID, longestKey := "", ""
+	for i, r := range p.records {
+		prefixes[i] = fmt.Sprintf("\n%d. %s", i+1, r.Ref.ID())
+		if r.Deleted {
+			prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
+		}
+		if len(r.Ref.ID()) > len(longestID) {
+			longestID = r.Ref.ID()
+		}
+		natural[i], floor[i] = len(prefixes[i]), len(prefixes[i])
+		if pv, ok := parsePreview(r.Payload); ok && pv.minimal() != "" {
+			previews[i] = pv
+			natural[i] += 1 + pv.size(previewMaxRunes)
+			floor[i] += 1 + len(pv.minimal())
+			if k := pv.longestKey(); len(k) > len(longestKey) {
+				longestKey = k
+			}
+		}
+	}
+	fixed := len(p.header()) + len(recordLegend) + len(cutFooter(longestID, longestKey))
+	sizes, ok := shareBudget(natural, floor, recordTextBudget(n)-fixed)
+	if !ok {
+		p.withhold(floor, fixed)
+		p.layout()
+		return
+	}
+	p.lines = make([]string, n)
+	for i, r := range p.records {
+		line := prefixes[i]
+		if previews[i] != nil {
+			fp := previews[i].fit(sizes[i] - len(prefixes[i]) - 1)
+			line += " " + fp.text
+			if len(fp.cut) > 0 && p.firstCut == nil {
+				p.firstCut = &cutRef{id: r.Ref.ID(), field: fp.cut[0]}
+			}
+		}
+		p.lines[i] = line
+	}
+}
+
+// withhold keeps the leading records whose bare handles fit and forgets
+// the RS cursors, which point past the records it drops.
+func (p *recordPage) withhold(floor []int, fixed int) {
+	const note = 200 // the withheld warning line
+	k, used := 0, 0
+	for k < len(floor)-1 && used+floor[k]+fixed+note <= recordTextBudget(k+1) {
+		used += floor[k]
+		k++
+	}
+	p.withheld += len(p.records) - k
+	p.records = p.records[:k]
+	p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore = "", "", true
+}
+
+// cutRef names one cut value for the footer's example continuation.
+type cutRef struct{ id, field string }
+
+// cutFooter tells how to read a cut value whole, with exact calls.
+func cutFooter(id, fieldName string) string {
+	return fmt.Sprintf("\nvalues ending in … are cut; read one whole with read_record_field {\"id\":%s,\"field_path\":%s} "+
+		"(any listed id and field), fetch that id, or ask fewer fields (fields:[…]) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)))
+}
+
+// header carries every paging handle and the count (R-3).
+func (p *recordPage) header() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "query_records stream=%s records=%d has_more=%t", p.stream, len(p.records), p.list.HasMore)
 	if p.list.NextCursor != "" {
@@ -172,47 +261,30 @@ func (p *recordPage) text() string {
 		fmt.Fprintf(&b, " connection_id=%s", p.connectionID)
 	}
 	for _, w := range p.list.Meta.Warnings {
-		b.WriteString("\n" + p.warningLine(w))
+		b.WriteString("\n" + truncateBytes(p.warningLine(w), maxWarningText))
 	}
+	if p.withheld > 0 {
+		fmt.Fprintf(&b, "\nwarning text_budget: %d more records of this RS page have ids too long to show here; "+
+			"repeat this call with limit=%d to page past them one page at a time", p.withheld, max(1, len(p.records)))
+	}
+	return b.String()
+}
+
+// text is the model-visible page: every handle first, then every record
+// of the page with its fetch id and its (cut) fields.
+func (p *recordPage) text() string {
+	var b strings.Builder
+	b.WriteString(p.header())
 	if len(p.records) == 0 {
 		return b.String()
 	}
-	b.WriteString("\nrecords (fetch id, then data; long values cut with …):")
-	var cut []string
-	for _, r := range p.records {
-		if len(cut) == 2 {
-			break
-		}
-		if f := longestCutField(r.Payload, recordPreviewString); f != "" {
-			cut = append(cut, fmt.Sprintf(`{"id":%q,"field_path":%q}`, r.Ref.ID(), f))
-		}
+	b.WriteString(recordLegend)
+	for _, l := range p.lines {
+		b.WriteString(l)
 	}
-	var footer string
-	if len(cut) > 0 {
-		footer = "\nread a cut value in full: read_record_field " + strings.Join(cut, " or ")
+	if p.firstCut != nil {
+		b.WriteString(cutFooter(p.firstCut.id, p.firstCut.field))
 	}
-	const moreLine = 110 // room for the "shown N of M" line
-	shown := 0
-	for i, r := range p.records {
-		preview := oneLine(string(contentladder.SanitizeForPreview(r.Payload, recordPreviewString)))
-		line := fmt.Sprintf("\n%d. %s %s", i+1, r.Ref.ID(), preview)
-		if r.Deleted {
-			line = fmt.Sprintf("\n%d. %s deleted_at=%s", i+1, r.Ref.ID(), r.DeletedAt)
-		}
-		room := recordTextBudget - b.Len() - len(footer) - moreLine
-		if room < 60 {
-			break
-		}
-		if len(line) > room {
-			line = truncateBytes(line, room)
-		}
-		b.WriteString(line)
-		shown++
-	}
-	if shown < len(p.records) {
-		fmt.Fprintf(&b, "\nshown %d of %d; all are in structuredContent.data.data, or narrow with fields/limit", shown, len(p.records))
-	}
-	b.WriteString(footer)
 	return b.String()
 }
 
@@ -239,32 +311,13 @@ func (p *recordPage) connections() []string {
 	return out
 }
 
-// longestCutField names the longest string field the preview cut.
-func longestCutField(payload json.RawMessage, limit int) string {
-	members, err := orderedObject(payload)
-	if err != nil {
-		return ""
-	}
-	best, bestLen := "", limit
-	for _, m := range members {
-		var s string
-		if json.Unmarshal(m.value, &s) != nil {
-			continue
-		}
-		if n := len([]rune(s)); n > bestLen {
-			best, bestLen = m.key, n
-		}
-	}
-	return best
-}
-
 // truncateBytes cuts s to at most n bytes on a rune boundary, ending in an
 // ellipsis when cut.
 func truncateBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	n -= len(contentladder.Ellipsis)
+	n = max(0, n-len(contentladder.Ellipsis))
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

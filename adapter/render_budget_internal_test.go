@@ -1,0 +1,168 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// genText is a random string of n runes mixing ASCII, multi-byte runes,
+// quotes and newlines (JSON escapes make bytes exceed runes).
+func genText(rng *rand.Rand, n int) string {
+	alphabet := []string{"a", "b", "invoice ", "ü", "😀", "\"", "\n", "<mark>", "\\", "z"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(alphabet[rng.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+func genID(rng *rand.Rand, n int) string {
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789-_.:/"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[rng.IntN(len(chars))]
+	}
+	return string(b)
+}
+
+// genPayload is a record payload with random field count, value kinds and
+// sizes (up to 20,000-rune strings and 200-element arrays).
+func genPayload(rng *rand.Rand) json.RawMessage {
+	var fields []field
+	for i := range rng.IntN(61) {
+		key := fmt.Sprintf("f%d_%s", i, genID(rng, rng.IntN(20)))
+		var v any
+		switch rng.IntN(6) {
+		case 0:
+			v = genText(rng, rng.IntN(8000))
+		case 1:
+			v = genText(rng, rng.IntN(40))
+		case 2:
+			v = rng.IntN(1 << 40)
+		case 3:
+			arr := make([]string, rng.IntN(60))
+			for j := range arr {
+				arr[j] = genText(rng, rng.IntN(30))
+			}
+			v = arr
+		case 4:
+			v = map[string]any{"nested": genText(rng, rng.IntN(3000)), "n": i}
+		default:
+			v = nil
+		}
+		fields = append(fields, field{key, v})
+	}
+	return orderedJSON(fields)
+}
+
+// genRecordList is one random RS page: 0–100 records, ids of 1–120 bytes,
+// deletions, warnings, and long RS cursors.
+func genRecordList(rng *rand.Rand) *rsclient.RecordList {
+	list := &rsclient.RecordList{HasMore: rng.IntN(2) == 0}
+	if list.HasMore {
+		list.NextCursor = genID(rng, 20+rng.IntN(400))
+	}
+	if rng.IntN(3) == 0 {
+		list.NextChangesSince = genID(rng, 20+rng.IntN(200))
+	}
+	if rng.IntN(4) == 0 {
+		list.Meta.Warnings = append(list.Meta.Warnings, rsclient.Warning{Code: "slow", Message: genText(rng, rng.IntN(2000))})
+	}
+	for range rng.IntN(101) {
+		r := rsclient.Record{ID: genID(rng, 1+rng.IntN(120)), ConnectionID: "cin_" + genID(rng, 24), Stream: "messages",
+			EmittedAt: "2026-01-01T00:00:00Z", Data: genPayload(rng)}
+		if rng.IntN(10) == 0 {
+			r.Deleted, r.DeletedAt, r.Data = true, "2026-02-01T00:00:00Z", nil
+		}
+		list.Data = append(list.Data, r)
+	}
+	return list
+}
+
+// Property: whatever the page, every record is in the text with its fetch
+// id, and the text is within 2,000 B + 300 B × records.
+func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 2026))
+	for iter := range 25 {
+		list := genRecordList(rng)
+		var fields []string
+		if rng.IntN(3) == 0 {
+			fields = []string{"f0_", "f1_", "f2_"}
+		}
+		p := newRecordPage("messages", "", fields, list)
+		text := p.text()
+		if p.withheld != 0 {
+			t.Fatalf("iter %d: %d records withheld with ids ≤ 120 B", iter, p.withheld)
+		}
+		if budget := recordTextBudget(len(list.Data)); len(text) > budget {
+			t.Fatalf("iter %d: %d records, text %d B > budget %d", iter, len(list.Data), len(text), budget)
+		}
+		for i, r := range p.records {
+			if !strings.Contains(text, fmt.Sprintf("\n%d. %s", i+1, r.Ref.ID())) {
+				t.Fatalf("iter %d: record %d (%s) missing from text", iter, i+1, r.Ref.ID())
+			}
+		}
+		if list.NextCursor != "" && !strings.Contains(text, "next_cursor="+list.NextCursor) {
+			t.Fatalf("iter %d: next_cursor missing", iter)
+		}
+		if strings.Contains(text, "structuredContent") {
+			t.Fatalf("iter %d: text defers to structuredContent", iter)
+		}
+	}
+}
+
+// Short pages of small records are shown whole: nothing is cut when
+// everything fits.
+func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
+	t.Parallel()
+	list := &rsclient.RecordList{}
+	for i := range 5 {
+		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
+			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
+	}
+	text := newRecordPage("s", "", nil, list).text()
+	for i := range 5 {
+		if !strings.Contains(text, fmt.Sprintf(`%d. cin_1/s:%d {"subject":"hello %d","n":%d}`, i+1, i, i, i)) {
+			t.Errorf("record %d not shown whole:\n%s", i, text)
+		}
+	}
+	if strings.Contains(strings.Replace(text, recordLegend, "", 1), "…") || strings.Contains(text, "are cut") {
+		t.Errorf("nothing needed cutting:\n%s", text)
+	}
+}
+
+// When not even the bare ids fit, the page keeps only what it shows and
+// drops the RS cursors, so paging never skips an unseen record.
+func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
+	t.Parallel()
+	list := &rsclient.RecordList{HasMore: true, NextCursor: "rs-cursor", NextChangesSince: "rs-bookmark"}
+	for i := range 10 {
+		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
+			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
+	}
+	p := newRecordPage("s", "", nil, list)
+	text := p.text()
+	if p.withheld == 0 || len(p.records)+p.withheld != 10 {
+		t.Fatalf("withheld %d, kept %d", p.withheld, len(p.records))
+	}
+	if strings.Contains(text, "rs-cursor") || strings.Contains(text, "rs-bookmark") {
+		t.Errorf("a cursor past withheld records is printed:\n%.400s", text)
+	}
+	if !strings.Contains(text, fmt.Sprintf("limit=%d", len(p.records))) {
+		t.Errorf("text does not say how to page past them:\n%.600s", text)
+	}
+	for _, r := range p.records {
+		if !strings.Contains(text, r.Ref.ID()) {
+			t.Errorf("kept record %s not shown", r.Ref.RecordID[:4])
+		}
+	}
+	if len(text) > recordTextBudget(10) {
+		t.Errorf("text %d B over budget", len(text))
+	}
+}

@@ -1,0 +1,318 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+)
+
+// Bounds of the value previews that page texts cut to fit (R-3, R-5).
+const (
+	previewMaxRunes = 1000 // longest string run a preview ever shows
+	previewMinRunes = 12   // shortest cut before whole members are dropped
+	previewMaxDepth = 64   // deeper payloads are previewed as "…"
+)
+
+// shareBudget splits room bytes among lines that want natural[i] bytes
+// and need at least floor[i] (their handles): every line gets
+// max(floor, min(natural, cap)) for the largest common cap that fits, so
+// long lines are cut evenly and short ones stay whole. ok is false when
+// even the floors do not fit.
+func shareBudget(natural, floor []int, room int) (sizes []int, ok bool) {
+	total := func(c int) int {
+		sum := 0
+		for i := range natural {
+			sum += max(floor[i], min(natural[i], c))
+		}
+		return sum
+	}
+	top := 0
+	for _, n := range natural {
+		top = max(top, n)
+	}
+	if total(0) > room {
+		return nil, false
+	}
+	// The largest cap in [0, top] whose total fits (total is monotonic).
+	c := sort.Search(top+1, func(c int) bool { return total(c) > room }) - 1
+	sizes = make([]int, len(natural))
+	for i := range natural {
+		sizes[i] = max(floor[i], min(natural[i], c))
+	}
+	return sizes, true
+}
+
+// preview is a payload parsed once for repeated rendering at different
+// string caps: fitting a page renders each record several times, and
+// re-decoding 50,000-char bodies each time would dominate the call.
+type preview struct {
+	kind  byte   // 'o' object, 'a' array, 's' string, 'l' literal (number, bool, null, binary stub)
+	lit   string // literal JSON
+	str   string // string value, pre-cut to previewMaxRunes+1 runes
+	runes int    // the string's full rune count
+	keys  []string
+	kids  []*preview
+}
+
+// parsePreview reads a JSON value; ok is false for invalid JSON.
+func parsePreview(raw json.RawMessage) (*preview, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	p, err := parsePreviewValue(dec, 0)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false
+	}
+	return p, true
+}
+
+func parsePreviewValue(dec *json.Decoder, depth int) (*preview, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := t.(type) {
+	case json.Delim:
+		if depth >= previewMaxDepth {
+			return nil, fmt.Errorf("payload nested too deeply")
+		}
+		p := &preview{kind: 'a'}
+		if v == '{' {
+			p.kind = 'o'
+		}
+		for dec.More() {
+			if p.kind == 'o' {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				p.keys = append(p.keys, kt.(string))
+			}
+			kid, err := parsePreviewValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			p.kids = append(p.kids, kid)
+		}
+		_, err := dec.Token()
+		return p, err
+	case string:
+		if contentladder.IsLargeBase64(v) {
+			q, _ := json.Marshal(v)
+			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, nil
+		}
+		n := utf8.RuneCountInString(v)
+		s := v
+		if n > previewMaxRunes+1 {
+			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2) // keeps previewMaxRunes+1 runes of v
+			s = s[:len(s)-len(contentladder.Ellipsis)]
+		}
+		return &preview{kind: 's', str: s, runes: n}, nil
+	case json.Number:
+		return &preview{kind: 'l', lit: v.String()}, nil
+	case bool:
+		return &preview{kind: 'l', lit: fmt.Sprint(v)}, nil
+	}
+	return &preview{kind: 'l', lit: "null"}, nil
+}
+
+// render writes the value with strings longer than limit runes cut to
+// limit runes (the last one an ellipsis).
+func (p *preview) render(b *bytes.Buffer, limit int) {
+	switch p.kind {
+	case 'l':
+		b.WriteString(p.lit)
+	case 's':
+		s := p.str
+		if p.runes > limit {
+			s, _ = contentladder.TruncateRunes(s, limit)
+		}
+		writeJSONString(b, s)
+	case 'o', 'a':
+		open, closing := byte('['), byte(']')
+		if p.kind == 'o' {
+			open, closing = '{', '}'
+		}
+		b.WriteByte(open)
+		for i, k := range p.kids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if p.kind == 'o' {
+				writeJSONString(b, p.keys[i])
+				b.WriteByte(':')
+			}
+			k.render(b, limit)
+		}
+		b.WriteByte(closing)
+	}
+}
+
+func (p *preview) size(limit int) int {
+	var b bytes.Buffer
+	p.render(&b, limit)
+	return b.Len()
+}
+
+// longerThan reports whether any string inside is cut at limit.
+func (p *preview) longerThan(limit int) bool {
+	if p.kind == 's' {
+		return p.runes > limit
+	}
+	for _, k := range p.kids {
+		if k.longerThan(limit) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping, so
+// snippet tags stay readable. Fitting renders each payload several times,
+// so this avoids encoding/json's reflection path.
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// fittedPreview is one record payload rendered for a text line.
+type fittedPreview struct {
+	text string   // compact JSON-like preview, "" for an empty payload
+	cut  []string // top-level fields whose values were cut or left out
+}
+
+// fit renders the payload in at most maxBytes: strings are cut with … to
+// the longest common rune length that fits; when even short cuts do not
+// fit, trailing members are left out and counted ("…+3 fields"). Large
+// base64 values are binary stubs, never bytes.
+func (p *preview) fit(maxBytes int) fittedPreview {
+	if p.size(previewMaxRunes) <= maxBytes {
+		return p.rendered(previewMaxRunes)
+	}
+	// Largest rune cap in [previewMinRunes, previewMaxRunes) that fits.
+	n := sort.Search(previewMaxRunes-previewMinRunes, func(i int) bool {
+		return p.size(previewMinRunes+i) > maxBytes
+	})
+	if n > 0 {
+		return p.rendered(previewMinRunes + n - 1)
+	}
+	return p.dropMembers(maxBytes)
+}
+
+func (p *preview) rendered(limit int) fittedPreview {
+	var b bytes.Buffer
+	p.render(&b, limit)
+	return fittedPreview{text: b.String(), cut: p.cutFields(limit)}
+}
+
+// dropMembers keeps the leading members (strings cut short) that fit and
+// counts the ones left out. Its shortest form is minimal(), the floor a
+// page reserves for every record.
+func (p *preview) dropMembers(maxBytes int) fittedPreview {
+	if p.kind != 'o' {
+		var b bytes.Buffer
+		p.render(&b, previewMinRunes)
+		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil}
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range p.kids {
+		var one bytes.Buffer
+		if i > 0 {
+			one.WriteByte(',')
+		}
+		writeJSONString(&one, p.keys[i])
+		one.WriteByte(':')
+		k.render(&one, previewMinRunes)
+		if b.Len()+one.Len()+len(moreFields(i+1, len(p.kids)-i-1)) > maxBytes {
+			b.WriteString(moreFields(i, len(p.kids)-i))
+			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...)}
+		}
+		b.Write(one.Bytes())
+	}
+	b.WriteByte('}')
+	return fittedPreview{text: b.String(), cut: p.cutFields(previewMinRunes)}
+}
+
+// moreFields closes a preview that shows `shown` members and leaves out
+// `left` more.
+func moreFields(shown, left int) string {
+	switch {
+	case left == 0:
+		return "}"
+	case shown == 0:
+		return fmt.Sprintf("…+%d fields}", left)
+	}
+	return fmt.Sprintf(",…+%d fields}", left)
+}
+
+// minimal is the shortest preview: for an object, its member count only.
+func (p *preview) minimal() string {
+	switch {
+	case p.kind == 'o' && len(p.kids) == 0:
+		return "{}"
+	case p.kind == 'o':
+		return "{" + moreFields(0, len(p.kids))
+	case p.kind == 'l' && p.lit == "null":
+		return ""
+	}
+	return contentladder.Ellipsis
+}
+
+// cutFields names the top-level fields whose values are cut at limit.
+func (p *preview) cutFields(limit int) []string {
+	if p.kind != 'o' {
+		return nil
+	}
+	var out []string
+	for i, k := range p.kids {
+		if k.longerThan(limit) {
+			out = append(out, p.keys[i])
+		}
+	}
+	return out
+}
+
+// longestKey is the longest top-level member name (bounded), for reserving
+// the footer's room before knowing which value is cut.
+func (p *preview) longestKey() string {
+	best := ""
+	for _, k := range p.keys {
+		if len(k) > len(best) {
+			best = k
+		}
+	}
+	return truncateBytes(best, 64)
+}
