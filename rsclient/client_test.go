@@ -53,9 +53,9 @@ func TestNew(t *testing.T) {
 
 func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
-	srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "grant-a"})
-		_, _ = w.Write([]byte(okBody))
+		_, _ = w.Write([]byte(okBody(r)))
 	})
 	c := newTestClient(t, srv.URL, func(c *Config) { c.PDPPVersion = "2026-04-06"; c.UserAgent = "pdpp-mcp/test" })
 	if _, _, err := c.Records(t.Context(), testBearer, RecordsQuery{Stream: "messages"}); err != nil {
@@ -94,7 +94,7 @@ func TestRequestHeaders(t *testing.T) {
 
 func TestBearerRefusedWithoutRequest(t *testing.T) {
 	t.Parallel()
-	srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(okBody)) })
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(okBody(r))) })
 	c := newTestClient(t, srv.URL)
 	tests := []struct {
 		bearer string
@@ -131,11 +131,11 @@ func TestRequestID(t *testing.T) {
 		{"none", http.Header{}, ""},
 	}
 	for _, tt := range tests {
-		srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
+		srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 			for k, v := range tt.header {
 				w.Header()[k] = v
 			}
-			_, _ = w.Write([]byte(okBody))
+			_, _ = w.Write([]byte(okBody(r)))
 		})
 		_, resp, err := newTestClient(t, srv.URL).Streams(t.Context(), testBearer, StreamsQuery{})
 		if err != nil || resp.RequestID != tt.want {

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/go-resty/resty/v2"
 )
 
 // Defaults applied by New when the corresponding Config field is zero.
@@ -53,7 +51,7 @@ type Client struct {
 	userAgent string
 	version   string
 	logger    *slog.Logger
-	http      *resty.Client
+	http      *http.Client
 }
 
 // New validates cfg and builds a Client. BaseURL must be an absolute http or
@@ -81,21 +79,16 @@ func New(cfg Config) (*Client, error) {
 	if strings.ContainsAny(c.userAgent+c.version, "\r\n") {
 		return nil, errors.New("rsclient: UserAgent and PDPPVersion must be single-line")
 	}
-	// No cookie jar (resty.New would add one): a client shared by many grants
-	// must not carry state from one bearer's exchange into another's.
-	hc := &http.Client{Transport: cfg.Transport}
-	c.http = resty.NewWithClient(hc).
-		SetDebug(false).
-		SetDisableWarn(true).
-		SetLogger(discardLogger{}).
-		SetRetryCount(0).
+	c.http = &http.Client{
+		Transport: cfg.Transport,
+		// No cookie jar: a client shared by many grants must not carry state
+		// from one bearer's exchange into another's.
+		Jar: nil,
 		// Redirects are never followed: the 3xx itself is returned to do(),
 		// which reports off-origin targets as CodeOffOrigin and the rest as
 		// *Error. Following would risk sending the bearer elsewhere.
-		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		})).
-		SetResponseBodyLimit(int(c.maxBody))
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	return c, nil
 }
 
@@ -127,11 +120,3 @@ func orDefault[T comparable](v, def T) T {
 	}
 	return v
 }
-
-// discardLogger silences resty's own logger: its messages may quote request
-// details and are not routed through the caller's slog.Logger.
-type discardLogger struct{}
-
-func (discardLogger) Errorf(string, ...any) {}
-func (discardLogger) Warnf(string, ...any)  {}
-func (discardLogger) Debugf(string, ...any) {}

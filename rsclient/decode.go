@@ -49,42 +49,6 @@ func (c Count) MarshalJSON() ([]byte, error) {
 	}{c.Kind, c.Value})
 }
 
-// UnmarshalJSON decodes meta and keeps the object verbatim in Raw.
-func (m *Meta) UnmarshalJSON(b []byte) error {
-	type wire Meta
-	var w wire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*m = Meta(w)
-	m.Raw = rawCopy(b)
-	return nil
-}
-
-// UnmarshalJSON decodes a record and keeps the object verbatim in Raw.
-func (r *Record) UnmarshalJSON(b []byte) error {
-	type wire Record
-	var w wire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*r = Record(w)
-	r.Raw = rawCopy(b)
-	return nil
-}
-
-// UnmarshalJSON decodes a hit and keeps the object verbatim in Raw.
-func (h *SearchHit) UnmarshalJSON(b []byte) error {
-	type wire SearchHit
-	var w wire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*h = SearchHit(w)
-	h.Raw = rawCopy(b)
-	return nil
-}
-
 // UnmarshalJSON decodes the RFC 9728 document; retrieval capabilities live
 // under capabilities.<mode>_retrieval.
 func (m *ProtectedResourceMetadata) UnmarshalJSON(b []byte) error {
@@ -108,50 +72,38 @@ func (m *ProtectedResourceMetadata) UnmarshalJSON(b []byte) error {
 		Lexical:              w.Capabilities.Lexical,
 		Semantic:             w.Capabilities.Semantic,
 		Hybrid:               w.Capabilities.Hybrid,
-		Raw:                  rawCopy(b),
 	}
 	return nil
-}
-
-func rawCopy(b []byte) json.RawMessage {
-	return append(json.RawMessage(nil), bytes.TrimSpace(b)...)
 }
 
 // errNotObject: a 2xx body must be a JSON object on every route.
 var errNotObject = errors.New("body is not a JSON object")
 
-// decodeObject checks that body is exactly one JSON object and decodes it
-// into v. Unknown keys are ignored; wrong types for known keys are errors.
+// decodeObject decodes body, which must be exactly one JSON object, into v
+// in one pass (json.Unmarshal checks validity itself; trailing data is an
+// error). Unknown keys are ignored; wrong types for known keys are errors.
 func decodeObject(body []byte, v any) error {
-	t := bytes.TrimSpace(body)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
 		return errNotObject
 	}
 	return json.Unmarshal(t, v)
 }
 
-// decodeSuccess decodes a 2xx body into T; check, if non-nil, validates the
-// shape beyond JSON types.
+// decodeSuccess decodes a 2xx body into T and checks its shape: a body
+// that is JSON of the wrong shape is an invalid answer, never an empty
+// success.
 func decodeSuccess[T any](body []byte, check func(*T) error) (*T, error) {
 	v := new(T)
 	if err := decodeObject(body, v); err != nil {
-		return nil, err
+		return nil, invalidResponse(err)
 	}
-	if check != nil {
-		if err := check(v); err != nil {
-			return nil, err
-		}
+	if err := check(v); err != nil {
+		return nil, invalidResponse(err)
 	}
 	return v, nil
 }
 
-// errNoData: list bodies must carry a "data" array (missing or null is not
-// an empty page; it means the RS answered something else).
-var errNoData = errors.New(`list body lacks a "data" array`)
-
-func requireData[E any](data []E) error {
-	if data == nil {
-		return errNoData
-	}
-	return nil
+func invalidResponse(err error) error {
+	return &TransportError{Code: CodeInvalidResponse, Message: "2xx body is not the expected JSON shape: " + err.Error(), Err: err}
 }

@@ -1,6 +1,7 @@
 package rsclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,20 +11,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-resty/resty/v2"
-
 	"github.com/pdpp/pdpp-mcp/internal/bearer"
 )
 
 // do performs exactly one GET of c.base+path?query. path must already be
 // escaped (encodeURIComponent per segment) and query already serialised;
-// the URL string is handed to resty as-is, and because url.Parse keeps an
-// escaping it considers valid in RawPath, the wire bytes are ours.
+// because url.Parse keeps an escaping it considers valid in RawPath, the
+// wire bytes are ours.
 //
-// It returns the Response whenever an answer arrived, and an error that is
-// *Error for non-2xx answers, *TransportError for transport failures, or a
-// sentinel/QueryError for refused inputs (no request made).
-func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query string) (*Response, error) {
+// The body is read once, bounded, and handed to decode (2xx only), which
+// returns the call's error, typed. do returns the Response whenever an answer arrived,
+// and an error that is *Error for non-2xx answers, *TransportError for
+// transport failures and unusable bodies, or a sentinel/QueryError for
+// refused inputs (no request made).
+func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query string, decode func([]byte) error) (*Response, error) {
 	if auth {
 		if err := checkBearer(bearer); err != nil {
 			return nil, err
@@ -36,55 +37,58 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 	if query != "" {
 		target += "?" + query
 	}
-	req := c.http.R().
-		SetContext(callCtx).
-		SetHeader("Accept", "application/json").
-		SetHeader("User-Agent", c.userAgent)
-	if c.version != "" {
-		req.SetHeader("PDPP-Version", c.version)
-	}
-	if auth {
-		req.SetHeader("Authorization", "Bearer "+bearer)
-	}
-
 	start := time.Now()
-	rr, err := req.Get(target)
-	resp := toResponse(rr, err)
-	err = c.classify(callCtx, target, resp, err)
-	if auth && resp != nil && err != nil && strings.Contains(string(resp.Body), bearer) {
+	resp, err := c.exchange(callCtx, bearer, auth, target, decode)
+	if auth && resp != nil && err != nil && bytes.Contains(resp.Body, []byte(bearer)) {
 		// An RS that echoes the bearer must not turn the error into a leak.
-		resp.Body = []byte(strings.ReplaceAll(string(resp.Body), bearer, redacted))
+		resp.Body = bytes.ReplaceAll(resp.Body, []byte(bearer), []byte(redacted))
 		redactError(err, bearer)
 	}
 	c.log(ctx, path, resp, err, time.Since(start))
 	return resp, err
 }
 
-// toResponse converts resty's answer. On a body-limit failure resty still
-// has status and headers, but the body is withheld: no partial decode.
-func toResponse(rr *resty.Response, err error) *Response {
-	if rr == nil || rr.RawResponse == nil {
-		return nil
+// exchange sends the request, reads the body and classifies the outcome.
+func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, target string, decode func([]byte) error) (*Response, error) {
+	req, err := http.NewRequestWithContext(callCtx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, &TransportError{Code: CodeUnavailable, Message: "request URL could not be built", Err: err}
 	}
-	resp := &Response{
-		Status:    rr.StatusCode(),
-		RequestID: rr.Header().Get("Request-Id"),
-		Header:    rr.Header(),
+	req.Header["Accept"] = []string{"application/json"}
+	req.Header["User-Agent"] = []string{c.userAgent}
+	if c.version != "" {
+		req.Header["Pdpp-Version"] = []string{c.version}
 	}
-	if err == nil {
-		resp.Body = rr.Body()
+	if auth {
+		req.Header["Authorization"] = []string{"Bearer " + bearer}
 	}
-	return resp
+	hr, err := c.http.Do(req)
+	if err != nil {
+		return nil, transportError(callCtx, err)
+	}
+	defer hr.Body.Close()
+	resp := &Response{Status: hr.StatusCode, RequestID: hr.Header.Get("Request-Id"), Header: hr.Header}
+	body, err := readBody(hr.Body, hr.ContentLength, c.maxBody)
+	if err != nil {
+		// No partial decode: status and headers only.
+		var te *TransportError
+		if errors.As(err, &te) {
+			return resp, err
+		}
+		return resp, transportError(callCtx, err)
+	}
+	resp.Body = body
+	if err := c.classify(target, resp); err != nil {
+		return resp, err
+	}
+	if decode != nil {
+		return resp, decode(body)
+	}
+	return resp, nil
 }
 
-// classify maps the outcome to nil (2xx), *Error or *TransportError.
-func (c *Client) classify(callCtx context.Context, target string, resp *Response, err error) error {
-	if err != nil {
-		return transportError(callCtx, err)
-	}
-	if resp == nil {
-		return &TransportError{Code: CodeUnavailable, Message: "no response from resource server"}
-	}
+// classify maps a complete answer to nil (2xx), *Error or *TransportError.
+func (c *Client) classify(target string, resp *Response) error {
 	switch {
 	case resp.Status >= 200 && resp.Status < 300:
 		return nil
@@ -104,8 +108,6 @@ func transportError(callCtx context.Context, err error) error {
 	}
 	var ne net.Error
 	switch {
-	case errors.Is(err, resty.ErrResponseBodyTooLarge):
-		return &TransportError{Code: CodeResponseTooLarge, Message: "response body exceeds the configured limit", Err: err}
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
 		return &TransportError{Code: CodeTimeout, Message: "resource server did not answer in time", Err: context.DeadlineExceeded}

@@ -4,8 +4,10 @@
 // It is deliberately thin and stateless: every call takes the bearer
 // explicitly, so one Client serves many grants; it sends exactly one HTTP
 // request per call (no retries, no redirects), bounds every response body,
-// and keeps the RS answer verbatim (Raw fields, Error.Envelope) so callers can
-// pass RS bodies through unchanged.
+// reads each body once and decodes it once into the typed result, after
+// checking that a 2xx answer has the route's shape (else CodeInvalidResponse).
+// Only what a caller passes on unchanged is kept verbatim: Aggregation.Raw,
+// the schema and stream-metadata documents, and Error.Envelope.
 //
 // Wire compatibility with the reference TypeScript adapter matters more than
 // Go idiom here: path segments are encoded like JS encodeURIComponent and

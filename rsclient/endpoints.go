@@ -1,19 +1,21 @@
 package rsclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 )
 
 // Schema calls GET /v1/schema and returns the capability document verbatim
-// (it is large and consumed by the schema index, not here).
+// (it is large and parsed once, by the schema index, not here). The body
+// must be an object with a "connectors" array.
 func (c *Client) Schema(ctx context.Context, bearer string, q SchemaQuery) (json.RawMessage, *Response, error) {
-	return c.getRaw(ctx, bearer, "/v1/schema", q.encode())
+	return getRaw(c, ctx, bearer, "/v1/schema", q.encode(), checkSchema)
 }
 
 // Streams calls GET /v1/streams.
 func (c *Client) Streams(ctx context.Context, bearer string, q StreamsQuery) (*StreamList, *Response, error) {
-	return getTyped(c, ctx, bearer, "/v1/streams", q.encode(), func(v *StreamList) error { return requireData(v.Data) }, func(v *StreamList, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, "/v1/streams", q.encode(), checkStreamList)
 }
 
 // StreamMetadata calls GET /v1/streams/{stream}[?connection_id=] and returns
@@ -23,7 +25,7 @@ func (c *Client) StreamMetadata(ctx context.Context, bearer, stream, connectionI
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.getRaw(ctx, bearer, p, StreamsQuery{ConnectionID: connectionID}.encode())
+	return getRaw(c, ctx, bearer, p, StreamsQuery{ConnectionID: connectionID}.encode(), checkAnyObject)
 }
 
 // Records calls GET /v1/streams/{stream}/records.
@@ -36,10 +38,11 @@ func (c *Client) Records(ctx context.Context, bearer string, q RecordsQuery) (*R
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p, query, func(v *RecordList) error { return requireData(v.Data) }, func(v *RecordList, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, p, query, checkRecordList)
 }
 
-// Record calls GET /v1/streams/{stream}/records/{id}.
+// Record calls GET /v1/streams/{stream}/records/{id}. The record id may
+// hold any character; it is sent as one percent-encoded path segment.
 func (c *Client) Record(ctx context.Context, bearer string, q RecordQuery) (*Record, *Response, error) {
 	p, err := recordPath(q.Stream, q.RecordID)
 	if err != nil {
@@ -49,7 +52,7 @@ func (c *Client) Record(ctx context.Context, bearer string, q RecordQuery) (*Rec
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped[Record](c, ctx, bearer, p, query, nil, nil) // Record.UnmarshalJSON keeps Raw
+	return getTyped(c, ctx, bearer, p, query, checkRecord)
 }
 
 // FieldWindow calls GET /v1/streams/{stream}/records/{id}/field-window.
@@ -58,11 +61,11 @@ func (c *Client) FieldWindow(ctx context.Context, bearer string, q FieldWindowQu
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p+"/field-window", q.encode(), nil,
-		func(v *FieldWindow, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, p+"/field-window", q.encode(), checkFieldWindow)
 }
 
-// Aggregate calls GET /v1/streams/{stream}/aggregate.
+// Aggregate calls GET /v1/streams/{stream}/aggregate. The result keeps
+// the answer verbatim in Raw.
 func (c *Client) Aggregate(ctx context.Context, bearer string, q AggregateQuery) (*Aggregation, *Response, error) {
 	p, err := pathOf("stream", q.Stream, "aggregate")
 	if err != nil {
@@ -72,7 +75,17 @@ func (c *Client) Aggregate(ctx context.Context, bearer string, q AggregateQuery)
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p, query, nil, func(v *Aggregation, raw json.RawMessage) { v.Raw = raw })
+	var agg *Aggregation
+	resp, err := c.do(ctx, bearer, true, p, query, func(body []byte) (err error) {
+		if agg, err = decodeSuccess(body, checkAggregation); err == nil {
+			agg.Raw = bytes.TrimSpace(body)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, resp, err
+	}
+	return agg, resp, nil
 }
 
 // Search calls /v1/search, /v1/search/semantic or /v1/search/hybrid
@@ -88,55 +101,48 @@ func (c *Client) Search(ctx context.Context, bearer string, q SearchQuery) (*Sea
 	if err != nil {
 		return nil, nil, err
 	}
-	return getTyped(c, ctx, bearer, p, query, func(v *SearchPage) error { return requireData(v.Data) }, func(v *SearchPage, raw json.RawMessage) { v.Raw = raw })
+	return getTyped(c, ctx, bearer, p, query, checkSearchPage)
 }
 
 // ProtectedResourceMetadata calls GET /.well-known/oauth-protected-resource
 // without a bearer.
 func (c *Client) ProtectedResourceMetadata(ctx context.Context) (*ProtectedResourceMetadata, *Response, error) {
-	resp, err := c.do(ctx, "", false, "/.well-known/oauth-protected-resource", "")
+	return get(c, ctx, "", false, "/.well-known/oauth-protected-resource", "", checkProtectedResourceMetadata)
+}
+
+// getTyped is the shared authenticated GET: one read of the body, one
+// decode into T, then T's shape check.
+func getTyped[T any](c *Client, ctx context.Context, bearer, path, query string, check func(*T) error) (*T, *Response, error) {
+	return get(c, ctx, bearer, true, path, query, check)
+}
+
+func get[T any](c *Client, ctx context.Context, bearer string, auth bool, path, query string, check func(*T) error) (*T, *Response, error) {
+	var v *T
+	resp, err := c.do(ctx, bearer, auth, path, query, func(body []byte) (err error) {
+		v, err = decodeSuccess(body, check)
+		return err
+	})
 	if err != nil {
 		return nil, resp, err
-	}
-	v, err := decodeSuccess[ProtectedResourceMetadata](resp.Body, nil)
-	if err != nil {
-		return nil, resp, invalidResponse(err)
 	}
 	return v, resp, nil
 }
 
-func (c *Client) getRaw(ctx context.Context, bearer, path, query string) (json.RawMessage, *Response, error) {
-	resp, err := c.do(ctx, bearer, true, path, query)
+// getRaw checks the body's shape through S and returns it verbatim
+// (sharing the Response body's bytes).
+func getRaw[S any](c *Client, ctx context.Context, bearer, path, query string, check func(*S) error) (json.RawMessage, *Response, error) {
+	var raw json.RawMessage
+	resp, err := c.do(ctx, bearer, true, path, query, func(body []byte) error {
+		if _, err := decodeSuccess(body, check); err != nil {
+			return err
+		}
+		raw = bytes.TrimSpace(body)
+		return nil
+	})
 	if err != nil {
 		return nil, resp, err
 	}
-	var probe map[string]json.RawMessage
-	if err := decodeObject(resp.Body, &probe); err != nil {
-		return nil, resp, invalidResponse(err)
-	}
-	return rawCopy(resp.Body), resp, nil
-}
-
-// getTyped is the shared authenticated GET + decode. check validates shape
-// beyond JSON types; setRaw stores the verbatim body on the result.
-func getTyped[T any](c *Client, ctx context.Context, bearer, path, query string,
-	check func(*T) error, setRaw func(*T, json.RawMessage)) (*T, *Response, error) {
-	resp, err := c.do(ctx, bearer, true, path, query)
-	if err != nil {
-		return nil, resp, err
-	}
-	v, err := decodeSuccess(resp.Body, check)
-	if err != nil {
-		return nil, resp, invalidResponse(err)
-	}
-	if setRaw != nil {
-		setRaw(v, rawCopy(resp.Body))
-	}
-	return v, resp, nil
-}
-
-func invalidResponse(err error) error {
-	return &TransportError{Code: CodeInvalidResponse, Message: "2xx body is not the expected JSON shape: " + err.Error(), Err: err}
+	return raw, resp, nil
 }
 
 // pathOf builds /v1/streams/<enc(segment)>[/<suffix>]. Empty segments are

@@ -23,9 +23,9 @@ func TestBearerNeverLeaks(t *testing.T) {
 		fmt.Fprintf(w, `{"error":{"code":"authentication_error","message":"bad token %s","param":%q,"available_connections":[%q]}}`,
 			r.Header.Get("Authorization"), r.Header.Get("Authorization"), testBearer)
 	})
-	ok := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
+	ok := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Request-Id", "req_ok")
-		_, _ = w.Write([]byte(okBody))
+		_, _ = w.Write([]byte(okBody(r)))
 	})
 	text := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)

@@ -128,14 +128,30 @@ var queryCases = []struct {
 	}},
 }
 
-// okBody satisfies every route's shape check.
-const okBody = `{"object":"list","data":[],"has_more":false}`
+// okBody is a minimal 200 body for r's route that passes its shape check.
+func okBody(r *http.Request) string {
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/field-window"):
+		return `{"object":"field_window","stream":"s","record_id":"r","field":{"path":"f","type":"string"},` +
+			`"window":{"text":"","total_chars":0,"start_chars":0,"end_chars":0,"limit_chars":4096,"complete":true,"has_more":false}}`
+	case strings.HasSuffix(p, "/aggregate"):
+		return `{"object":"aggregation","metric":"count","stream":"s","value":0,"filtered_record_count":0}`
+	case strings.Contains(p, "/records/"):
+		return `{"object":"record","id":"r","stream":"s","data":{}}`
+	case p == "/v1/schema":
+		return `{"object":"schema","connectors":[]}`
+	case p == "/.well-known/oauth-protected-resource":
+		return `{"resource":"http://rs.example"}`
+	}
+	return `{"object":"list","data":[],"has_more":false}`
+}
 
 func TestQueryGolden(t *testing.T) {
 	t.Parallel()
-	srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(okBody))
+		_, _ = w.Write([]byte(okBody(r)))
 	})
 	c := newTestClient(t, srv.URL+"/ignored/prefix?x=1")
 	var out strings.Builder
@@ -189,7 +205,7 @@ func TestQueryMatchesTSAdapter(t *testing.T) {
 
 func TestQueryRejected(t *testing.T) {
 	t.Parallel()
-	srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(okBody)) })
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(okBody(r))) })
 	c := newTestClient(t, srv.URL)
 	records := func(q RecordsQuery) func(context.Context) error {
 		return func(ctx context.Context) error {

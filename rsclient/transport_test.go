@@ -134,7 +134,7 @@ func TestUnavailable(t *testing.T) {
 
 func TestRedirectsNotFollowed(t *testing.T) {
 	t.Parallel()
-	other := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(okBody)) })
+	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(okBody(r))) })
 	var location string
 	rs := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", location)

@@ -16,13 +16,12 @@ type Response struct {
 }
 
 // Meta is the RS `meta` object. Only the members an adapter branches on are
-// typed; Raw keeps the object verbatim.
+// decoded.
 type Meta struct {
-	Count         Count           `json:"count"`
-	CountAccuracy string          `json:"count_accuracy,omitempty"`
-	Recall        *Recall         `json:"recall,omitempty"`
-	Warnings      []Warning       `json:"warnings,omitempty"`
-	Raw           json.RawMessage `json:"-"`
+	Count         Count     `json:"count"`
+	CountAccuracy string    `json:"count_accuracy,omitempty"`
+	Recall        *Recall   `json:"recall,omitempty"`
+	Warnings      []Warning `json:"warnings,omitempty"`
 }
 
 // Count is the polymorphic meta.count: an object {kind, value?} on records
@@ -62,13 +61,12 @@ type Links struct {
 
 // RecordList is a page of GET /v1/streams/{stream}/records.
 type RecordList struct {
-	Data             []Record        `json:"data"`
-	HasMore          bool            `json:"has_more"`
-	NextCursor       string          `json:"next_cursor,omitempty"`
-	NextChangesSince string          `json:"next_changes_since,omitempty"`
-	Meta             Meta            `json:"meta"`
-	Links            Links           `json:"links"`
-	Raw              json.RawMessage `json:"-"`
+	Data             []Record `json:"data"`
+	HasMore          bool     `json:"has_more"`
+	NextCursor       string   `json:"next_cursor,omitempty"`
+	NextChangesSince string   `json:"next_changes_since,omitempty"`
+	Meta             Meta     `json:"meta"`
+	Links            Links    `json:"links"`
 }
 
 // Record is one record, either a list item or the single-record answer.
@@ -83,13 +81,11 @@ type Record struct {
 	Data         json.RawMessage `json:"data,omitempty"` // payload verbatim
 	Deleted      bool            `json:"deleted,omitempty"`
 	DeletedAt    string          `json:"deleted_at,omitempty"`
-	Raw          json.RawMessage `json:"-"` // whole record object verbatim
 }
 
 // StreamList is the answer of GET /v1/streams.
 type StreamList struct {
-	Data []StreamInfo    `json:"data"`
-	Raw  json.RawMessage `json:"-"`
+	Data []StreamInfo `json:"data"`
 }
 
 // StreamInfo is one (stream, connection) entry of GET /v1/streams.
@@ -111,9 +107,8 @@ type FieldWindow struct {
 		Path string `json:"path"`
 		Type string `json:"type"`
 	} `json:"field"`
-	Window Window          `json:"window"`
-	Meta   Meta            `json:"meta"`
-	Raw    json.RawMessage `json:"-"`
+	Window Window `json:"window"`
+	Meta   Meta   `json:"meta"`
 }
 
 // Window is the text window; offsets are in characters (UTF-16 code units
@@ -148,7 +143,10 @@ type Aggregation struct {
 	OtherCount          *int64          `json:"other_count,omitempty"`
 	FilteredRecordCount int64           `json:"filtered_record_count"`
 	Meta                Meta            `json:"meta"`
-	Raw                 json.RawMessage `json:"-"`
+	// Raw is the answer verbatim (it shares the Response body's bytes):
+	// the aggregate tool passes the RS document on as structured content.
+	// No other result keeps its body.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Group is one aggregate bucket; Key is the raw JSON key (string, number,

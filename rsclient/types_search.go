@@ -4,12 +4,11 @@ import "encoding/json"
 
 // SearchPage is the answer of the three search routes.
 type SearchPage struct {
-	Data       []SearchHit     `json:"data"`
-	HasMore    bool            `json:"has_more"`
-	NextCursor string          `json:"next_cursor,omitempty"`
-	Meta       Meta            `json:"meta"`
-	Links      Links           `json:"links"`
-	Raw        json.RawMessage `json:"-"`
+	Data       []SearchHit `json:"data"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+	Meta       Meta        `json:"meta"`
+	Links      Links       `json:"links"`
 }
 
 // SearchHit is one search result. Score (lexical, semantic) and Scores
@@ -30,7 +29,6 @@ type SearchHit struct {
 	EvidenceExcerpts []EvidenceExcerpt `json:"evidence_excerpts,omitempty"`
 	Score            json.RawMessage   `json:"score,omitempty"`
 	Scores           json.RawMessage   `json:"scores,omitempty"`
-	Raw              json.RawMessage   `json:"-"`
 }
 
 // Snippet is a hit's highlighted excerpt (lexical snippets carry
@@ -58,7 +56,6 @@ type ProtectedResourceMetadata struct {
 	Lexical              *RetrievalCapability
 	Semantic             *RetrievalCapability
 	Hybrid               *RetrievalCapability
-	Raw                  json.RawMessage
 }
 
 // RetrievalCapability is one advertised retrieval mode.
