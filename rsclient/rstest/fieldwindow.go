@@ -148,7 +148,7 @@ func windowOf(text string, p *fwParams) (obj, *apiError) {
 	if p.hasQ {
 		bi := strings.Index(text, p.q)
 		if bi < 0 {
-			return nil, newErr("query_not_found", "q", "q was not found in field '%s'", p.field)
+			return nil, newErr("query_not_found", "", "q was not found in field '%s'", p.field)
 		}
 		mStart := utf8.RuneCountInString(text[:bi])
 		mEnd := mStart + utf8.RuneCountInString(p.q)

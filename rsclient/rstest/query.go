@@ -201,9 +201,14 @@ func (q *query) checkAllowed(allowed ...string) *apiError {
 func (q *query) rejectClientExtras() *apiError {
 	for _, n := range []string{"filter", "expand", "expand_limit", "view"} {
 		if q.has(n) {
+			// The reference's words: filter[...] (captures 0096, 0102) and
+			// expand[] (0107).
 			label := n
-			if n == "filter" || n == "expand_limit" {
+			switch n {
+			case "filter", "expand_limit":
 				label = n + "[...]"
+			case "expand":
+				label = "expand[]"
 			}
 			return newErr("invalid_request", n, "%s is not supported for client-token reads in PDPP v0.1", label)
 		}

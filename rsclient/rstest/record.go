@@ -1,5 +1,10 @@
 package rstest
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // locate finds the single visible record id in scope (§2.5): 404 when no
 // connection has it, 409 ambiguous_connection when several do.
 func (s *Server) locate(sc *scope, id string) (*target, *rec, *apiError) {
@@ -19,7 +24,7 @@ func (s *Server) locate(sc *scope, id string) (*target, *rec, *apiError) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, nil, newErr("not_found", "", "Record '%s' not found in stream '%s'", id, sc.stream)
+		return nil, nil, newErr("not_found", "", "Record not found")
 	case 1:
 		return &hits[0], found[0], nil
 	}
@@ -55,7 +60,9 @@ func (s *Server) recordDetail(c *call, stream, id string) (obj, *apiError) {
 	if ck == "" {
 		ck = t.info.connector.Key
 	}
-	body := append(obj{{"connector_key", ck}}, s.recordItem(t, r, keep)...)
+	// record_json_bytes is the stored record's size, whatever the projection
+	// (captures 0126, 0148).
+	body := append(append(obj{{"connector_key", ck}}, s.recordItem(t, r, keep)...), kv{"record_json_bytes", compactLen(r.Data)})
 	if len(exp) > 0 {
 		body = append(body, kv{"expanded", s.expandRecord(t, r, exp)})
 	}
@@ -63,4 +70,13 @@ func (s *Server) recordDetail(c *call, stream, id string) (obj, *apiError) {
 		body = append(body, kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", sc.warnings}}})
 	}
 	return s.finish(c, body), nil
+}
+
+// compactLen is the length of a JSON payload without insignificant space.
+func compactLen(raw json.RawMessage) int {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return len(raw)
+	}
+	return b.Len()
 }

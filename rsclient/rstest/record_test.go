@@ -44,6 +44,8 @@ func TestRecordDetail(t *testing.T) {
 			"emitted_at": "2026-04-01T00:10:00.000Z", "connection_id": connA, "connector_instance_id": connA, "display_name": "Personal Gmail",
 			"links": map[string]any{"self": "/v1/streams/messages/records/m010?fields=id,subject"},
 			"meta":  map[string]any{"count": map[string]any{"kind": "none"}, "warnings": []any{}},
+			// The stored record's size, not the projection's (capture 0148).
+			"record_json_bytes": float64(437),
 		}
 		if d := cmp.Diff(want, r.body); d != "" {
 			t.Errorf("(-want +got):\n%s", d)
