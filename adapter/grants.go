@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
+	"slices"
+	"time"
 )
 
 // Grant is one scoped credential the adapter reads with. One bearer is one
@@ -14,7 +17,13 @@ type Grant struct {
 	Bearer string
 	// Key is a one-way hash of Bearer: safe to log, used to key caches.
 	Key string
+	// Expires is when the credential cache says the token stops working
+	// (`expires_at`); zero when unknown. An expired grant is not sent.
+	Expires time.Time
 }
+
+// expired reports whether g is past its known expiry at now.
+func (g Grant) expired(now time.Time) bool { return !g.Expires.IsZero() && !now.Before(g.Expires) }
 
 // NewGrant wraps a bearer with its cache key.
 func NewGrant(bearer string) Grant {
@@ -36,12 +45,35 @@ func WithRequestGrant(ctx context.Context, g Grant) context.Context {
 	return context.WithValue(ctx, requestGrantKey{}, g)
 }
 
-// grants returns the source set for a call: the fixed stdio grants, or the
-// hosted request's own grant. Never both: a hosted caller must not read
-// through credentials configured for someone else.
-func (s *Server) grants(ctx context.Context) []Grant {
+// grants returns the source set for a call: the stdio grants (re-read
+// from the credential cache when one has expired), or the hosted request's
+// own grant. Never both: a hosted caller must not read through credentials
+// configured for someone else. Expired stdio grants are left out, each as
+// a credential_expired warning; none left is a credential_expired error.
+func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
 	if g, ok := ctx.Value(requestGrantKey{}).(Grant); ok {
-		return []Grant{g}
+		return []Grant{g}, nil, nil
 	}
-	return s.cfg.Grants
+	now := s.now()
+	all := s.creds.current()
+	if slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
+		all = s.creds.reload(ctx)
+	}
+	var live []Grant
+	var warns []warning
+	for i, g := range all {
+		if g.expired(now) {
+			warns = append(warns, warning{Code: CodeCredentialExpired,
+				Message: fmt.Sprintf("grant %d of %d has expired; %s", i+1, len(all), s.creds.advice())})
+			continue
+		}
+		live = append(live, g)
+	}
+	switch {
+	case len(live) > 0:
+		return live, warns, nil
+	case len(all) > 0:
+		return nil, nil, s.creds.expiredError()
+	}
+	return nil, nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
 }

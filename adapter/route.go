@@ -43,12 +43,12 @@ type sourceSet struct {
 // cached) keeps routing its streams. The call fails only when no grant has
 // an index at all.
 func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
-	grants := s.grants(ctx)
-	if len(grants) == 0 {
-		return nil, newAdapterError("no_credentials", "no scoped credential is available for this request")
+	grants, warns, te := s.grants(ctx)
+	if te != nil {
+		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
-	set := &sourceSet{grants: grants}
+	set := &sourceSet{grants: grants, warns: warns}
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {

@@ -27,6 +27,14 @@ type Config struct {
 	// Grants is the fixed source set (stdio). When empty, each call uses
 	// the grant of its request, attached with WithRequestGrant (hosted).
 	Grants []Grant
+	// Reload, when set (stdio), re-reads the credential cache. It runs
+	// when a grant is past its Expires or the RS refuses a bearer (401,
+	// not a context.* code); a call refused that way is retried once when
+	// the cache then holds other grants. At most once per second.
+	Reload func() ([]Grant, error)
+	// Reconnect is the command that issues fresh credentials (stdio:
+	// `pdpp connect <provider-url>`), named in credential_expired errors.
+	Reconnect string
 	// SchemaTTL bounds how long a grant's schema stays cached (soft
 	// state, keyed by a hash of the token). Default 30s.
 	SchemaTTL time.Duration
@@ -53,6 +61,7 @@ type Server struct {
 	rs      *rsclient.Client
 	mcp     *server.MCPServer
 	schemas *schemaCache
+	creds   *credentialSet
 	args    *argValidator
 	prm     *prmCache
 	log     *slog.Logger
@@ -92,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		rs:      cfg.RS,
+		creds:   newCredentialSet(cfg.Grants, cfg.Reload, cfg.Reconnect, cfg.Now),
 		schemas: newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
 		prm:     newPRMCache(prmTTL, cfg.Now),
 		log:     cfg.Logger,
@@ -145,6 +155,7 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			res = errorResult(te) // rejected before any RS call
 		} else {
 			res = spec.Handle(ctx, s, args)
+			res = s.afterRefusal(ctx, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, args) })
 		}
 		elapsed := time.Since(start)
 		sum := summarize(res)

@@ -101,10 +101,11 @@ func TestHostedJWTAuth(t *testing.T) {
 		{"owner role JWT claiming client", "", is.sign(t, "RS256", with(c, map[string]any{"role": "owner"})), forbidden},
 		{"owner scope JWT", "", is.sign(t, "RS256", with(c, map[string]any{"scope": "read pdpp:owner"})), forbidden},
 		// A verified client JWT reaches the tool; the mock RS does not know
-		// it, so the tool answers with the RS's own 401 as an error result.
-		{"client JWT (RS256 via JWKS)", "", is.sign(t, "RS256", c), withRS(client, probe)},
-		{"client JWT (ES256 via JWKS)", "", is.sign(t, "ES256", with(c, map[string]any{"sub": "user-2"})), withRS(client, probe)},
-		{"client JWT (HS256 configured key)", "", is.sign(t, "HS256", with(c, map[string]any{"sub": "user-3"})), withRS(client, probe)},
+		// it and answers 401, so the MCP answer is the HTTP 401 challenge
+		// (the client refreshes its token), never a tool result (10.6).
+		{"client JWT (RS256 via JWKS)", "", is.sign(t, "RS256", c), withRS(unauthorized, probe)},
+		{"client JWT (ES256 via JWKS)", "", is.sign(t, "ES256", with(c, map[string]any{"sub": "user-2"})), withRS(unauthorized, probe)},
+		{"client JWT (HS256 configured key)", "", is.sign(t, "HS256", with(c, map[string]any{"sub": "user-3"})), withRS(unauthorized, probe)},
 		// No kind claim: the issuer vouched for the token, not its kind, so
 		// the RS probe decides; the mock RS does not know it → 401.
 		{"kindless JWT falls back to the RS", "", is.sign(t, "RS256", with(c, map[string]any{"pdpp_token_kind": nil, "sub": "user-4"})), withRS(unauthorized, probe)},

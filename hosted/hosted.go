@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -92,7 +93,10 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		server.WithDisableStreaming(true),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if g, ok := r.Context().Value(requestGrantKey{}).(adapter.Grant); ok {
-				return adapter.WithRequestGrant(ctx, g)
+				ctx = adapter.WithRequestGrant(ctx, g)
+			}
+			if f, ok := r.Context().Value(refusalHookKey{}).(func()); ok {
+				ctx = adapter.WithCredentialRefusedHook(ctx, f)
 			}
 			return ctx
 		}),
@@ -123,6 +127,10 @@ type hosted struct {
 // requestGrantKey carries a verified request's grant from serveMCP to
 // mcp-go's context function, which hands it to the adapter.
 type requestGrantKey struct{}
+
+// refusalHookKey carries serveMCP's "the RS refused this bearer" hook the
+// same way.
+type refusalHookKey struct{}
 
 // schemaProbe is the verifier's last resort: the RS schema document's
 // `bearer.token_kind`, through the adapter's schema cache (so the first
@@ -175,8 +183,8 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := adapter.NewGrant(bearer)
-	ctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
-	v, err := h.auth.Verify(ctx, bearer)
+	vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
+	v, err := h.auth.Verify(vctx, bearer)
 	cancel()
 	switch {
 	case err != nil:
@@ -202,7 +210,21 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	h.stream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestGrantKey{}, g)))
+	// The answer is held until the call ends: when the RS refused the
+	// bearer mid-call (expired since it was verified), the client gets the
+	// HTTP 401 challenge that makes it refresh, never a tool result.
+	var refused atomic.Bool
+	ctx := context.WithValue(r.Context(), requestGrantKey{}, g)
+	ctx = context.WithValue(ctx, refusalHookKey{}, func() { refused.Store(true) })
+	held := newHeldResponse()
+	h.stream.ServeHTTP(held, r.WithContext(ctx))
+	if refused.Load() {
+		h.auth.Forget(bearer)
+		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
+		h.challenge(w, r, "Invalid or expired token")
+		return
+	}
+	held.writeTo(w)
 }
 
 // authErrorKind names an auth failure for logs without its text, which

@@ -1,0 +1,141 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/internal/softcache"
+)
+
+// CodeCredentialExpired is the typed code of a call (or a grant's warning)
+// whose credential expired or was refused by the RS and could not be
+// replaced from the credential cache.
+const CodeCredentialExpired = "credential_expired"
+
+// reloadInterval bounds how often the credential cache is re-read: a burst
+// of calls with a dead token reads the file once.
+const reloadInterval = time.Second
+
+// credentialSet is the stdio adapter's current grants and how to renew
+// them. Without a reload function the set is fixed.
+type credentialSet struct {
+	mu     sync.Mutex
+	grants []Grant
+	// load re-reads the credential cache; nil when there is none.
+	load func() ([]Grant, error)
+	// reconnect is the command that issues fresh credentials.
+	reconnect string
+	// reads shares and rate-limits re-reads of the cache.
+	reads *softcache.Cache[[]Grant]
+	// lastErr is the last re-read's failure, shown in credential_expired.
+	lastErr string
+}
+
+func newCredentialSet(grants []Grant, load func() ([]Grant, error), reconnect string, now func() time.Time) *credentialSet {
+	return &credentialSet{grants: grants, load: load, reconnect: reconnect,
+		reads: softcache.New[[]Grant](softcache.Options{TTL: reloadInterval, ErrorTTL: reloadInterval, MaxEntries: 1, Now: now})}
+}
+
+func (c *credentialSet) current() []Grant {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.grants
+}
+
+// reload re-reads the credential cache (at most once per reloadInterval)
+// and adopts what it holds; on failure the current grants stay.
+func (c *credentialSet) reload(ctx context.Context) []Grant {
+	if c.load == nil {
+		return c.current()
+	}
+	grants, err := c.reads.Get(ctx, "cache", func(context.Context) ([]Grant, time.Time, error) {
+		g, err := c.load()
+		return g, time.Time{}, err
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.lastErr = err.Error()
+		return c.grants
+	}
+	c.lastErr = ""
+	c.grants = grants
+	return grants
+}
+
+// advice tells the user how to renew a credential.
+func (c *credentialSet) advice() string {
+	if c.reconnect == "" {
+		return "renew the client's credential"
+	}
+	return fmt.Sprintf("run `%s` in any terminal; this session picks the new credential up without a restart", c.reconnect)
+}
+
+// expiredError is the typed error of a call no credential can serve.
+func (c *credentialSet) expiredError() *toolError {
+	c.mu.Lock()
+	detail := c.lastErr
+	c.mu.Unlock()
+	msg := "the PDPP credential has expired or was refused by the resource server; " + c.advice()
+	if detail != "" {
+		msg += " (credential cache: " + detail + ")"
+	}
+	extras := []field{}
+	if c.reconnect != "" {
+		extras = append(extras, field{"command", c.reconnect})
+	}
+	return newAdapterError(CodeCredentialExpired, msg, extras...)
+}
+
+// credentialRefused reports whether the RS refused the call's bearer
+// itself: a 401 whose code is not a context.* code (those are grant
+// errors: a stream or connection outside the grant, D2).
+func (e *toolError) credentialRefused() bool {
+	return e != nil && e.RSEnvelope != nil && e.Status == 401 && !strings.HasPrefix(e.Code, "context.")
+}
+
+type refusalHookKey struct{}
+
+// WithCredentialRefusedHook attaches f to a hosted request's context: the
+// adapter calls it when the RS refuses the request's bearer (401, not a
+// context.* code), so the transport can answer with an HTTP 401 challenge
+// and the MCP client refreshes its token, instead of a tool result.
+func WithCredentialRefusedHook(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, refusalHookKey{}, f)
+}
+
+// afterRefusal handles a result whose bearer the RS refused. Hosted: the
+// grant's cached schema (which vouched for the token's kind) is dropped and
+// the transport's hook told. Stdio: the credential cache is re-read and the
+// call retried once when it holds other grants, else the result becomes a
+// typed credential_expired naming the command that renews the credential.
+func (s *Server) afterRefusal(ctx context.Context, res *mcp.CallToolResult, retry func() *mcp.CallToolResult) *mcp.CallToolResult {
+	if !resultError(res).credentialRefused() {
+		return res
+	}
+	if g, ok := ctx.Value(requestGrantKey{}).(Grant); ok {
+		s.schemas.forget(g)
+		if f, ok := ctx.Value(refusalHookKey{}).(func()); ok {
+			f()
+		}
+		return res
+	}
+	before := s.creds.current()
+	for _, g := range before {
+		s.schemas.forget(g)
+	}
+	after := s.creds.reload(ctx)
+	if !slices.EqualFunc(before, after, func(a, b Grant) bool { return a.Key == b.Key }) {
+		res = retry()
+		if !resultError(res).credentialRefused() {
+			return res
+		}
+	}
+	return errorResult(s.creds.expiredError())
+}

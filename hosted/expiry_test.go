@@ -1,0 +1,121 @@
+package hosted_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+// expiringRS wraps the mock RS: once expired is set, the bearer gets the
+// real RS's answer to an expired client token (D13): 401
+// authentication_error "Invalid or expired token" with a challenge.
+func expiringRS(expired *atomic.Bool, bearer string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if expired.Load() && r.Header.Get("Authorization") == "Bearer "+bearer {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = w.Write([]byte(`{"error":{"type":"authentication_error","code":"authentication_error","message":"Invalid or expired token","request_id":"req_x"}}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// exchangeLog records the status and challenge of every MCP HTTP answer
+// the SDK client received.
+type exchangeLog struct {
+	mu        sync.Mutex
+	bearer    string
+	statuses  []int
+	challenge string
+}
+
+func (l *exchangeLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+l.bearer)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && r.Method == http.MethodPost {
+		l.mu.Lock()
+		l.statuses = append(l.statuses, resp.StatusCode)
+		if c := resp.Header.Get("WWW-Authenticate"); c != "" {
+			l.challenge = c
+		}
+		l.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (l *exchangeLog) last() (int, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.statuses[len(l.statuses)-1], l.challenge
+}
+
+// Issue 10.6 (hosted): a bearer that expires mid-session (its verdict and
+// schema still cached) makes the next tools/call an HTTP 401 with the
+// WWW-Authenticate challenge, through the official Go SDK client — never a
+// tool result — and the verdict is not reused afterwards.
+func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
+	t.Parallel()
+	var expired atomic.Bool
+	rs := testenv.StartRS(t, testenv.Options{Raw: expiringRS(&expired, demodata.GmailToken)})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{PublicURL: publicURL}))
+	t.Cleanup(hs.Close)
+
+	log := &exchangeLog{bearer: demodata.GmailToken}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "expiry-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: log}, MaxRetries: -1, DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_records", Arguments: map[string]any{"stream": "messages", "limit": 2}})
+	if err != nil || res.IsError {
+		t.Fatalf("before expiry: err %v, result %+v", err, res)
+	}
+
+	expired.Store(true)
+	type outcome struct {
+		ClientErr bool
+		Status    int
+		Challenge string
+	}
+	want := outcome{ClientErr: true, Status: http.StatusUnauthorized,
+		Challenge: `Bearer resource_metadata="` + publicURL + `/.well-known/oauth-protected-resource/mcp"`}
+	for _, step := range []string{"verdict cached when the token expired", "verdict dropped: verified again"} {
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_records", Arguments: map[string]any{"stream": "messages", "limit": 2}})
+		status, challenge := log.last()
+		got := outcome{ClientErr: err != nil, Status: status, Challenge: challenge}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s\nresult: %+v", step, diff, res)
+		}
+	}
+}
