@@ -12,9 +12,10 @@ import (
 
 // Defaults applied by New when the corresponding Config field is zero.
 const (
-	DefaultTimeout      = 15 * time.Second
-	DefaultMaxBodyBytes = 8 << 20
-	DefaultUserAgent    = "pdpp-mcp"
+	DefaultTimeout          = 15 * time.Second
+	DefaultMaxBodyBytes     = 8 << 20
+	DefaultMaxBytesInFlight = 64 << 20
+	DefaultUserAgent        = "pdpp-mcp"
 )
 
 // Config configures a Client. Only BaseURL is required.
@@ -30,6 +31,12 @@ type Config struct {
 	// yields *TransportError{Code: CodeResponseTooLarge}, never a partial
 	// decode.
 	MaxBodyBytes int64
+	// MaxBytesInFlight bounds the RS response bytes held at once across all
+	// concurrent calls of this Client (default 64 MiB, and never less than
+	// MaxBodyBytes). A call that would exceed it fails with
+	// *TransportError{Code: CodeBusy} instead of growing the heap: 64
+	// concurrent 8 MiB answers must not cost 512 MiB.
+	MaxBytesInFlight int64
 	// UserAgent is sent on every call (default "pdpp-mcp").
 	UserAgent string
 	// PDPPVersion, if non-empty, is sent as the PDPP-Version header. The
@@ -52,6 +59,7 @@ type Client struct {
 	version   string
 	logger    *slog.Logger
 	http      *http.Client
+	budget    *budget
 }
 
 // New validates cfg and builds a Client. BaseURL must be an absolute http or
@@ -61,8 +69,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 {
-		return nil, errors.New("rsclient: Timeout and MaxBodyBytes must not be negative")
+	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxBytesInFlight < 0 {
+		return nil, errors.New("rsclient: Timeout, MaxBodyBytes and MaxBytesInFlight must not be negative")
 	}
 	c := &Client{
 		origin:    origin,
@@ -73,6 +81,14 @@ func New(cfg Config) (*Client, error) {
 		version:   cfg.PDPPVersion,
 		logger:    cfg.Logger,
 	}
+	inFlight := cfg.MaxBytesInFlight
+	if inFlight == 0 {
+		inFlight = max(DefaultMaxBytesInFlight, c.maxBody)
+	}
+	if inFlight < c.maxBody {
+		return nil, errors.New("rsclient: MaxBytesInFlight must be at least MaxBodyBytes, or no answer of the allowed size could be read")
+	}
+	c.budget = newBudget(max(inFlight, c.maxBody+1)) // +1: reading one byte past the limit detects it
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}

@@ -19,8 +19,9 @@ import (
 // because url.Parse keeps an escaping it considers valid in RawPath, the
 // wire bytes are ours.
 //
-// The body is read once, bounded, and handed to decode (2xx only), which
-// returns the call's error, typed. do returns the Response whenever an answer arrived,
+// The body is read once, under the Client's byte budget, and handed to
+// decode (2xx only) while the budget still counts it; decode returns the
+// call's error, typed. do returns the Response whenever an answer arrived,
 // and an error that is *Error for non-2xx answers, *TransportError for
 // transport failures and unusable bodies, or a sentinel/QueryError for
 // refused inputs (no request made).
@@ -48,7 +49,8 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 	return resp, err
 }
 
-// exchange sends the request, reads the body and classifies the outcome.
+// exchange sends the request, reads the body under the budget and
+// classifies the outcome.
 func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, target string, decode func([]byte) error) (*Response, error) {
 	req, err := http.NewRequestWithContext(callCtx, http.MethodGet, target, nil)
 	if err != nil {
@@ -68,15 +70,18 @@ func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, tar
 	}
 	defer hr.Body.Close()
 	resp := &Response{Status: hr.StatusCode, RequestID: hr.Header.Get("Request-Id"), Header: hr.Header}
-	body, err := readBody(hr.Body, hr.ContentLength, c.maxBody)
+	body, release, err := c.budget.readBody(callCtx, hr.Body, hr.ContentLength, c.maxBody)
 	if err != nil {
-		// No partial decode: status and headers only.
+		// No partial decode: status and headers only. Too large and busy
+		// stay as they are, unless the caller cancelled (then that is
+		// what happened); read failures are classified like send failures.
 		var te *TransportError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) && !errors.Is(callCtx.Err(), context.Canceled) {
 			return resp, err
 		}
 		return resp, transportError(callCtx, err)
 	}
+	defer release()
 	resp.Body = body
 	if err := c.classify(target, resp); err != nil {
 		return resp, err

@@ -20,6 +20,9 @@ const (
 	CodeCancelled = "cancelled"
 	// CodeResponseTooLarge: the body exceeded Config.MaxBodyBytes.
 	CodeResponseTooLarge = "response_too_large"
+	// CodeBusy: reading the answer would exceed Config.MaxBytesInFlight
+	// across the calls in progress; retrying shortly may succeed.
+	CodeBusy = "rs_busy"
 	// CodeInvalidResponse: a 2xx body that is not the expected JSON shape.
 	CodeInvalidResponse = "invalid_response"
 	// CodeOffOrigin: the RS redirected to a different origin; not followed.
