@@ -15,6 +15,7 @@ const (
 	DefaultTimeout          = 15 * time.Second
 	DefaultMaxBodyBytes     = 8 << 20
 	DefaultMaxBytesInFlight = 64 << 20
+	DefaultMaxConnsPerHost  = 64
 	DefaultUserAgent        = "pdpp-mcp"
 )
 
@@ -37,6 +38,13 @@ type Config struct {
 	// *TransportError{Code: CodeBusy} instead of growing the heap: 64
 	// concurrent 8 MiB answers must not cost 512 MiB.
 	MaxBytesInFlight int64
+	// MaxConnsPerHost sizes the keep-alive pool to the RS (default 64): at
+	// most this many connections are open at once and all of them may stay
+	// idle for reuse, so concurrent calls and search fan-out reuse
+	// connections (one TLS handshake each) instead of opening new ones.
+	// Calls beyond it wait for a connection within their deadline. Size it
+	// to the expected concurrent calls × grants fanned out.
+	MaxConnsPerHost int
 	// UserAgent is sent on every call (default "pdpp-mcp").
 	UserAgent string
 	// PDPPVersion, if non-empty, is sent as the PDPP-Version header. The
@@ -45,7 +53,8 @@ type Config struct {
 	// Logger, if set, receives one debug line per call: method, path (no
 	// query string), status, request id, duration. Never the bearer.
 	Logger *slog.Logger
-	// Transport overrides the HTTP transport (tests, metrics).
+	// Transport overrides the HTTP transport (tests, metrics); the pool
+	// settings above then do not apply.
 	Transport http.RoundTripper
 }
 
@@ -69,8 +78,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxBytesInFlight < 0 {
-		return nil, errors.New("rsclient: Timeout, MaxBodyBytes and MaxBytesInFlight must not be negative")
+	if cfg.Timeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxBytesInFlight < 0 || cfg.MaxConnsPerHost < 0 {
+		return nil, errors.New("rsclient: Timeout, MaxBodyBytes, MaxBytesInFlight and MaxConnsPerHost must not be negative")
 	}
 	c := &Client{
 		origin:    origin,
@@ -95,8 +104,12 @@ func New(cfg Config) (*Client, error) {
 	if strings.ContainsAny(c.userAgent+c.version, "\r\n") {
 		return nil, errors.New("rsclient: UserAgent and PDPPVersion must be single-line")
 	}
+	rt := cfg.Transport
+	if rt == nil {
+		rt = newTransport(orDefault(cfg.MaxConnsPerHost, DefaultMaxConnsPerHost), c.timeout)
+	}
 	c.http = &http.Client{
-		Transport: cfg.Transport,
+		Transport: rt,
 		// No cookie jar: a client shared by many grants must not carry state
 		// from one bearer's exchange into another's.
 		Jar: nil,
