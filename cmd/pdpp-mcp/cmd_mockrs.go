@@ -23,6 +23,8 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		"schema posture for client tokens: full (as the manifest declares) or declared (the real RS's posture: nothing advertised, sort/aggregate/search still work)")
 	tokenTTL := fs.Duration("token-ttl", 0,
 		"client access token lifetime (the real RS: 10m); 0 = never expire. Mint a fresh one with POST /_mockrs/grants/{grant_id}/token and the owner bearer")
+	faultCfg := addFaultFlags(fs)
+	requestLog := fs.String("request-log", "", "append one JSON line per request (time, method, path, query, principal; never the bearer) to this file; - = stderr")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -39,12 +41,24 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: --capabilities: %v\n", err)
 		return exitUsage
 	}
+	faults, err := faultCfg.faults()
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
+		return exitUsage
+	}
+	hook, closeLog, err := openRequestLog(*requestLog, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: --request-log: %v\n", err)
+		return exitFailure
+	}
+	defer func() { _ = closeLog() }()
 	ds, err := demodata.Build(demodata.Options{Records: *records})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture, TokenTTL: *tokenTTL})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture, TokenTTL: *tokenTTL,
+		Faults: faults, OnRequest: hook})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,9 +117,38 @@ func TestMockRSTokenTTL(t *testing.T) {
 
 func TestMockRSRejectsBadFlags(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"}} {
+	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"},
+		{"--fault-status", "404"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
 		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
+	}
+}
+
+// TestMockRSFaultsAndRequestLog: the CLI injects the configured fault and
+// logs every request without its bearer.
+func TestMockRSFaultsAndRequestLog(t *testing.T) {
+	t.Parallel()
+	logPath := filepath.Join(t.TempDir(), "requests.jsonl")
+	sum := mockRS(t, "--fault-path", "/v1/search", "--fault-status", "503", "--request-log", logPath)
+	g := sum.Grants[0]
+	if status, _ := getJSON(t, sum.RSURL+"/v1/search?q=x", g.Bearer); status != 503 {
+		t.Errorf("faulted path: %d", status)
+	}
+	if status, _ := getJSON(t, sum.RSURL+"/v1/schema", g.Bearer); status != 200 {
+		t.Errorf("other path: %d", status)
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || strings.Contains(string(b), g.Bearer) {
+		t.Fatalf("request log:\n%s", b)
+	}
+	var first requestLogLine
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Path != "/v1/search" || first.Query != "q=x" ||
+		first.Principal != "grant:"+g.GrantID {
+		t.Errorf("first line %+v (%v)", first, err)
 	}
 }

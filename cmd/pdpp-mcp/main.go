@@ -10,6 +10,7 @@
 //	pdpp-mcp demo [--addr HOST:PORT] [--json]
 //	    embedded mock RS + demo data + hosted adapter on loopback
 //	pdpp-mcp mockrs [--addr HOST:PORT] [--json] [--records N] [--capabilities full|declared] [--token-ttl D]
+//	                [--fault-* ...] [--request-log FILE]
 //	    the mock RS alone
 //	pdpp-mcp version | --version
 //	    the build version on stdout

@@ -1,10 +1,21 @@
 // Package rstest is a faithful in-process stand-in for the PDPP resource
-// server (RS) read API (`/v1/*` plus protected-resource metadata). It serves a
+// server (RS) read API (`/v1/*` plus protected-resource metadata), for
+// integration tests in the spirit of net/http/httptest. It serves a
 // Dataset: connector manifests, connections, records, grants and tokens.
 //
-// It is the other side of the wire from the adapter, so it imports nothing of
-// the adapter packages; its behaviour follows
-// ../shared/reference/rs-contract.md and the raw captures beside it.
+// NewServer starts one on a loopback port with the options a downstream
+// test needs: the capability posture (WithCapabilities: the real RS's
+// "declared" posture advertises nothing yet still sorts, aggregates and
+// searches), client token lifetime (WithTokenTTL, MintClientToken), a
+// clock, fault injection (WithFaults, SetFaults) and the request log
+// (Requests, WithRequestHook). New gives the bare http.Handler.
+//
+// Where the real reference RS and its documentation disagree, the mock
+// follows the real RS: changes paging, 401 context.* answers for streams and
+// connections outside the grant, cursor shapes and error words are those of
+// the captures in testdata/real-captures, which TestShapeReplay replays.
+// It is the other side of the wire from the adapter, so it imports nothing
+// of the adapter packages.
 package rstest
 
 import (

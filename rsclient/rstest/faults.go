@@ -10,14 +10,32 @@ import (
 // record appends a request to the bounded log.
 func (s *Server) record(r *http.Request) {
 	tok, _ := bearerToken(r.Header.Get("Authorization"))
-	rr := RecordedRequest{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Bearer: tok, Time: s.opts.Now()}
+	rr := RecordedRequest{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Bearer: tok,
+		Principal: s.principalName(tok), Time: s.opts.Now()}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.recorded) >= maxRecorded {
 		// Drop the oldest half at once so appends stay amortised O(1).
 		s.recorded = append(s.recorded[:0], s.recorded[len(s.recorded)-maxRecorded/2:]...)
 	}
 	s.recorded = append(s.recorded, rr)
+	s.mu.Unlock()
+	if s.opts.OnRequest != nil {
+		s.opts.OnRequest(rr)
+	}
+}
+
+// principalName names a bearer for the request log without revealing it.
+func (s *Server) principalName(tok string) string {
+	switch {
+	case tok == "":
+		return "none"
+	case s.ix.owners[tok]:
+		return "owner"
+	}
+	if g, _, ok := s.clientGrant(tok); ok {
+		return "grant:" + g.ID
+	}
+	return "unknown"
 }
 
 // injectFault applies the configured fault; true means it answered.

@@ -24,6 +24,9 @@ type Options struct {
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
+	// OnRequest, when set, is called with every request as it arrives
+	// (after it is logged, before it is answered). It must not block.
+	OnRequest func(RecordedRequest)
 	// Faults, when non-nil, injects failures (see Faults).
 	Faults *Faults
 	// Now is the clock; nil means time.Now. It decides which changes have
@@ -57,13 +60,17 @@ type Faults struct {
 }
 
 // RecordedRequest is one request the server saw. Bearer is the raw token so
-// tests can assert which credential reached the RS.
+// tests can assert which credential reached the RS; Principal names it
+// without revealing it, for logs.
 type RecordedRequest struct {
 	Method   string
 	Path     string
 	RawQuery string
-	Bearer   string
-	Time     time.Time
+	Bearer   string `json:"-"`
+	// Principal is "owner", "grant:<grant_id>", "none" (no bearer) or
+	// "unknown" (a bearer the RS did not issue).
+	Principal string
+	Time      time.Time
 }
 
 // maxRecorded bounds the request log; older entries are dropped first.
