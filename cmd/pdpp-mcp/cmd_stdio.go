@@ -88,7 +88,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	tokens, path, err := credcache.LoadTokens(f.cacheRoot, providerURL, time.Now())
+	tokens, path, err := credcache.Load(f.cacheRoot, providerURL, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		var ce *credcache.CredentialError
@@ -102,17 +102,31 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		}
 		return exitConfig
 	}
-	grants := make([]adapter.Grant, len(tokens))
-	for i, tok := range tokens {
-		grants[i] = adapter.NewGrant(tok)
-	}
+	grants := cachedGrants(tokens, nil)
 	logger := f.logger
 	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + appVersion()})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	srv, err := adapter.New(adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Grants: grants, Logger: logger})
+	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
+		Reconnect: "pdpp connect " + providerURL}
+	owners, code, ok := refuseOwnerGrants(ctx, cfg, grants, providerURL, stderr)
+	if !ok {
+		return code
+	}
+	cfg.Grants = cachedGrants(tokens, owners)
+	// A running session heals from `pdpp connect` in another terminal: the
+	// adapter re-reads the cache when a token expires or is refused.
+	cfg.Reload = func() ([]adapter.Grant, error) {
+		toks, _, err := credcache.Load(f.cacheRoot, providerURL, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return cachedGrants(toks, owners), nil
+	}
+	grants = cfg.Grants
+	srv, err := adapter.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitFailure
@@ -128,3 +142,51 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 }
 
 func stdinReader() io.Reader { return os.Stdin }
+
+// cachedGrants turns cached tokens into grants with their expiry, leaving
+// out the ones the RS named owner tokens at start-up.
+func cachedGrants(tokens []credcache.Token, owners map[string]bool) []adapter.Grant {
+	grants := make([]adapter.Grant, 0, len(tokens))
+	for _, tok := range tokens {
+		g := adapter.NewGrant(tok.Value)
+		if owners[g.Key] {
+			continue
+		}
+		g.Expires = tok.ExpiresAt
+		grants = append(grants, g)
+	}
+	return grants
+}
+
+// kindCheckTimeout bounds the start-up classification of cached tokens.
+const kindCheckTimeout = 15 * time.Second
+
+// refuseOwnerGrants asks the RS (schema `bearer.token_kind`) what each
+// cached token is, since a cache entry may carry no kind label. Only owner
+// or control-plane tokens (the adapter's ErrOwnerToken) count: an RS that
+// cannot answer now leaves the token in, and every call still refuses an
+// owner token. When every cached token is an owner token the adapter does
+// not start (exit 77); otherwise the owner entries are dropped with a
+// warning and never used. It returns the owner tokens' keys.
+func refuseOwnerGrants(ctx context.Context, cfg adapter.Config, grants []adapter.Grant, providerURL string, stderr io.Writer) (map[string]bool, int, bool) {
+	cfg.Grants = grants
+	probe, err := adapter.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return nil, exitFailure, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, kindCheckTimeout)
+	defer cancel()
+	owners := map[string]bool{}
+	for i, g := range grants {
+		if _, err := probe.TokenKind(ctx, g); errors.Is(err, adapter.ErrOwnerToken) {
+			owners[g.Key] = true
+			fmt.Fprintf(stderr, "pdpp-mcp: warning: cached credential %d of %d for %s is an owner token (the RS says so); it is dropped and never used\n", i+1, len(grants), providerURL)
+		}
+	}
+	if len(owners) > 0 && len(owners) == len(grants) {
+		fmt.Fprintf(stderr, "pdpp-mcp: Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter. Run `pdpp connect %s` to cache a grant-scoped client credential.\n", providerURL, providerURL)
+		return nil, exitNoPerm, false
+	}
+	return owners, exitOK, true
+}

@@ -117,12 +117,33 @@ func CacheFilePath(cacheRoot, providerURL string) (string, error) {
 	return filepath.Join(cacheRoot, "clients", b.String()+".json"), nil
 }
 
-// LoadTokens reads every usable scoped client token cached for the
-// provider, in file order without duplicates, and the cache file's path.
-// An owner credential anywhere in the file refuses the whole load: the
-// adapter never runs next to owner authority. Expired credentials are
-// skipped; none left is an error with guidance.
+// LoadTokens is Load without expiries: the usable tokens' values.
 func LoadTokens(cacheRoot, providerURL string, now time.Time) ([]string, string, error) {
+	toks, path, err := Load(cacheRoot, providerURL, now)
+	vals := make([]string, len(toks))
+	for i, t := range toks {
+		vals[i] = t.Value
+	}
+	if err != nil {
+		vals = nil
+	}
+	return vals, path, err
+}
+
+// Token is one usable cached client token.
+type Token struct {
+	// Value is the bearer.
+	Value string
+	// ExpiresAt is the cache's `expires_at`; zero when absent or unparseable.
+	ExpiresAt time.Time
+}
+
+// Load reads every usable scoped client token cached for the provider, in
+// file order without duplicates, and the cache file's path. An owner
+// credential anywhere in the file refuses the whole load: the adapter never
+// runs next to owner authority. Expired credentials are skipped; none left
+// is an error with guidance naming `pdpp connect <url>`.
+func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error) {
 	path, err := CacheFilePath(cacheRoot, providerURL)
 	if err != nil {
 		return nil, "", err
@@ -165,7 +186,7 @@ func LoadTokens(cacheRoot, providerURL string, now time.Time) ([]string, string,
 			return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s was written for another provider URL, not %s. %s", path, norm, guidance)}
 		}
 	}
-	var tokens []string
+	var tokens []Token
 	seen := map[string]bool{}
 	expired, unusable := 0, 0
 	for _, c := range all {
@@ -177,12 +198,15 @@ func LoadTokens(cacheRoot, providerURL string, now time.Time) ([]string, string,
 			unusable++
 			continue
 		}
-		if t, err := time.Parse(time.RFC3339, c.ExpiresAt); err == nil && !t.After(now) {
+		exp, err := time.Parse(time.RFC3339, c.ExpiresAt)
+		if err != nil {
+			exp = time.Time{}
+		} else if !exp.After(now) {
 			expired++
 			continue
 		}
 		seen[tok] = true
-		tokens = append(tokens, tok)
+		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp})
 	}
 	switch {
 	case len(tokens) > 0:

@@ -183,3 +183,20 @@ func FuzzLoadTokens(f *testing.F) {
 		}
 	})
 }
+
+// Load keeps each token's expires_at so a running adapter can honour it.
+func TestLoadKeepsExpiry(t *testing.T) {
+	t.Parallel()
+	root := writeCache(t, `{"credential":{"access_token":"tok-a","expires_at":"2026-05-01T00:00:00Z"},"credentials":[{"access_token":"tok-b","expires_at":"soon"}]}`)
+	got, _, err := credcache.Load(root, credProvider, credNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []credcache.Token{
+		{Value: "tok-a", ExpiresAt: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)},
+		{Value: "tok-b"}, // unparseable: unknown, not expired
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tokens (-want +got):\n%s", diff)
+	}
+}

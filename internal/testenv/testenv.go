@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/internal/contract"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
@@ -49,6 +50,10 @@ type Options struct {
 	// NoContract skips OpenAPI validation (benchmarks: the validator costs
 	// more than the exchange it checks).
 	NoContract bool
+	// TokenTTL and Now are the mock's client-token lifetime and clock
+	// (rstest.Options); zero values: tokens never expire, real time.
+	TokenTTL time.Duration
+	Now      func() time.Time
 }
 
 // StartRS serves the mock RS on a loopback httptest server for the test's
@@ -59,7 +64,7 @@ func StartRS(t testing.TB, opts Options) *RS {
 	if ds == nil {
 		ds = Dataset(t)
 	}
-	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic})
+	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic, TokenTTL: opts.TokenTTL, Now: opts.Now})
 	if err != nil {
 		t.Fatalf("mock RS: %v", err)
 	}
