@@ -102,16 +102,16 @@ func connectorKey(k string) string {
 }
 
 // fallbackTitle names an untitled record by source, stream and its
-// authored time; ingest time only when nothing better exists. Never the
-// snippet or body.
+// authored time; the ingest time only when nothing better exists, and then
+// labelled "ingested …". Never the snippet or body.
 func fallbackTitle(display, connector, stream, eventTime, emittedAt string) string {
 	label := display
 	if label == "" {
 		label = connectorKey(connector)
 	}
 	ts := eventTime
-	if ts == "" {
-		ts = emittedAt
+	if ts == "" && emittedAt != "" {
+		ts = "ingested " + emittedAt // labelled: an ingest time is not the record's date
 	}
 	var parts []string
 	for _, p := range []string{label, stream, ts} {

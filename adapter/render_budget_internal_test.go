@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -164,5 +165,60 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 	}
 	if len(text) > recordTextBudget(10) {
 		t.Errorf("text %d B over budget", len(text))
+	}
+}
+
+// genSearchPage is one random merged page: 0–100 hits from up to four
+// connections, ids of 1–120 bytes, long titles and densely marked snippets.
+func genSearchPage(rng *rand.Rand) *searchPage {
+	p := &searchPage{hasMore: rng.IntN(2) == 0}
+	if p.hasMore {
+		p.nextCursor = genID(rng, 40+rng.IntN(700))
+	}
+	if rng.IntN(4) == 0 {
+		p.warnings = append(p.warnings, warning{Code: "source_unavailable", Message: genText(rng, rng.IntN(1000))})
+	}
+	for range rng.IntN(101) {
+		conn := fmt.Sprintf("cin_%024d", rng.IntN(4))
+		var snippet strings.Builder
+		for snippet.Len() < rng.IntN(400) {
+			w := genText(rng, 1+rng.IntN(8))
+			if rng.IntN(3) == 0 {
+				w = "<mark>" + w + "</mark>"
+			}
+			snippet.WriteString(w + " ")
+		}
+		h := searchHit{Ref: contentladder.RecordRef{ConnectionID: conn, Stream: "messages", RecordID: genID(rng, 1+rng.IntN(120))},
+			ConnectionID: conn, ConnectorKey: "gmail", Display: genText(rng, rng.IntN(80)), Title: genText(rng, rng.IntN(300)),
+			SnippetField: "body", EmittedAt: "2026-01-01T00:00:00Z"}
+		h.Snippet, _ = contentladder.TruncateMarked(snippet.String(), searchResultSnippet)
+		p.hits = append(p.hits, h)
+		p.multiConn = p.multiConn || conn != p.hits[0].ConnectionID
+	}
+	return p
+}
+
+// Property: whatever the page, every hit is in the text with its fetch id
+// and title, and the text is within 2,000 B + 250 B × hits.
+func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(12, 2026))
+	for iter := range 60 {
+		p := genSearchPage(rng)
+		text := p.text(searchArgs{Q: "invoice"})
+		if budget := searchTextBudget(len(p.hits)); len(text) > budget {
+			t.Fatalf("iter %d: %d hits, text %d B > budget %d", iter, len(p.hits), len(text), budget)
+		}
+		for i, h := range p.hits {
+			if !strings.Contains(text, fmt.Sprintf("\n%d. %s \"", i+1, h.Ref.ID())) {
+				t.Fatalf("iter %d: hit %d (%s) missing from text", iter, i+1, h.Ref.ID())
+			}
+		}
+		if p.nextCursor != "" && !strings.Contains(text, "next_cursor="+p.nextCursor) {
+			t.Fatalf("iter %d: next_cursor missing", iter)
+		}
+		if strings.Contains(text, "structuredContent") {
+			t.Fatalf("iter %d: text defers to structuredContent", iter)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -14,13 +15,10 @@ import (
 
 // Search rendering bounds.
 const (
-	searchTextBudget    = 1800 // bytes of content[] text
-	searchTextSnippet   = 110  // runes of snippet per hit line
-	searchResultSnippet = 320  // runes of snippet in structuredContent.results
+	searchResultSnippet = 320 // runes of snippet in structuredContent.results
 	searchLadderHits    = 10
 	searchResourceLinks = 3
 	searchTitleRunes    = 90
-	searchTextHitsMax   = 12
 )
 
 // searchHit is one merged hit with its source identity.
@@ -171,8 +169,19 @@ func firstTerm(snippet, q string) string {
 	return q
 }
 
-// text renders the hits for a model that reads only content[]:
-// first_fetch_id first, paging handles, source mix, then bounded hit lines.
+// searchTextBudget is the content[] byte budget of a page of n hits:
+// room for the handles plus a share per hit.
+func searchTextBudget(n int) int { return 2000 + 250*n }
+
+// searchFooter says what to do with a hit; printed once per page.
+const searchFooter = "\nfetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match; snippets ending in … are cut."
+
+// maxHitLabel bounds a hit's source label in text.
+const maxHitLabel = 40
+
+// text renders every hit of the page for a model that reads only
+// content[]: first_fetch_id first, paging handles, source mix, then one
+// line per hit whose title and snippet are cut evenly to fit the budget.
 func (p *searchPage) text(a searchArgs) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hits.", len(p.hits))
@@ -181,49 +190,79 @@ func (p *searchPage) text(a searchArgs) string {
 	}
 	fmt.Fprintf(&b, " has_more=%t", p.hasMore)
 	if p.nextCursor != "" {
-		fmt.Fprintf(&b, " next_cursor=%s", p.nextCursor)
+		fmt.Fprintf(&b, " next_cursor=%s (any limit)", p.nextCursor)
 	}
 	if p.multiConn {
 		b.WriteString("\nsource_mix:")
 		for _, m := range p.sourceMix() {
-			fmt.Fprintf(&b, " %s(%s)=%d", m.connectionID, m.label, m.count)
+			fmt.Fprintf(&b, " %s(%s)=%d", m.connectionID, truncateBytes(m.label, maxHitLabel), m.count)
 		}
 	}
 	for _, w := range p.warnings {
-		b.WriteString("\nwarning " + w.Code + ": " + w.Message)
+		b.WriteString("\n" + truncateBytes("warning "+w.Code+": "+w.Message, maxWarningText))
 	}
 	if len(p.recall) > 0 {
 		b.WriteString("\nwarning recall: ranked over a bounded candidate window, not all matches; more may exist, do not treat this page as exhaustive")
 	}
-	footer := "\nfetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
-	shown := 0
+	if len(p.hits) == 0 {
+		return b.String()
+	}
+	natural := make([]int, len(p.hits))
+	floor := make([]int, len(p.hits))
 	for i, h := range p.hits {
-		if i == searchTextHitsMax {
-			break
-		}
-		snippet, _ := contentladder.TruncateMarked(oneLine(h.Snippet), searchTextSnippet)
-		title, _ := contentladder.TruncateRunes(oneLine(h.Title), searchTitleRunes)
-		line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
-		switch {
-		case h.SnippetField == "":
-		case contentladder.StripMarks(h.Snippet) == h.Title:
-			line += " " + h.SnippetField + ": (the title)" // the match is the title itself; do not repeat it
-		default:
-			line += fmt.Sprintf(" %s: %s", h.SnippetField, snippet)
-		}
-		if b.Len()+len(line)+len(footer)+60 > searchTextBudget {
-			break
-		}
-		b.WriteString(line)
-		shown++
+		natural[i] = len(h.line(i, searchResultSnippet))
+		floor[i] = len(h.line(i, 0))
 	}
-	if shown < len(p.hits) {
-		fmt.Fprintf(&b, "\n%d more hits in structuredContent.results", len(p.hits)-shown)
+	room := searchTextBudget(len(p.hits)) - b.Len() - len(searchFooter)
+	sizes, ok := shareBudget(natural, floor, room)
+	for i, h := range p.hits {
+		if !ok { // unreachable with bounded ids and titles; never drop a hit
+			b.WriteString(h.line(i, 0))
+			continue
+		}
+		b.WriteString(h.fitLine(i, sizes[i]))
 	}
-	if len(p.hits) > 0 {
-		b.WriteString(footer)
-	}
+	b.WriteString(searchFooter)
 	return b.String()
+}
+
+// fitLine is the hit's line with the longest snippet that fits maxBytes.
+func (h searchHit) fitLine(i, maxBytes int) string {
+	n := sort.Search(searchResultSnippet+1, func(n int) bool { return len(h.line(i, n)) > maxBytes }) - 1
+	return h.line(i, max(0, n))
+}
+
+// line renders one hit: number, fetch id, title, source label, and the
+// matched field with its snippet cut to n runes (the title is cut too when
+// n is small, never below a readable stub).
+func (h searchHit) line(i, n int) string {
+	title, _ := contentladder.TruncateRunes(oneLine(h.Title), min(searchTitleRunes, max(24, n)))
+	line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
+	if label := h.label(); label != "" && !strings.Contains(h.Title, label) {
+		line += " (" + label + ")"
+	}
+	switch {
+	case h.SnippetField == "":
+	case contentladder.StripMarks(h.Snippet) == h.Title:
+		line += " " + h.SnippetField + ": (the title)" // the match is the title itself; do not repeat it
+	case n == 0:
+		line += " " + h.SnippetField + ": …"
+	default:
+		snippet, _ := contentladder.TruncateMarked(oneLine(h.Snippet), n)
+		line += " " + h.SnippetField + ": " + snippet
+	}
+	return line
+}
+
+// label names the hit's source: its connection's display name, else the
+// connector key.
+func (h searchHit) label() string {
+	l := h.Display
+	if l == "" {
+		l = h.ConnectorKey
+	}
+	l, _ = contentladder.TruncateRunes(oneLine(l), maxHitLabel)
+	return l
 }
 
 // resourceLinks point resource-aware clients at the text around each top

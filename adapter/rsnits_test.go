@@ -52,7 +52,8 @@ func TestReadRecordFieldDefaultWindow(t *testing.T) {
 }
 
 // Untitled hits are named by source, stream and authored time — never by
-// ingest time when an authored time exists, never by the snippet.
+// ingest time when an authored time exists, an ingest time is labelled as
+// one, and never by the snippet.
 func TestSearchFallbackTitlePrefersAuthoredTime(t *testing.T) {
 	t.Parallel()
 	schema := `{"object":"schema","bearer":{"token_kind":"client","scope":"grant","grant_id":"grt_1"},"connectors":[{"connector_key":"chat","source":{"id":"chat","kind":"connector"},` +
@@ -75,8 +76,8 @@ func TestSearchFallbackTitlePrefersAuthoredTime(t *testing.T) {
 	if got, want := sr.Results[0].Title, "Team Chat / notes / 2026-01-15T09:30:00Z"; got != want {
 		t.Errorf("title %q, want %q", got, want)
 	}
-	if got, want := sr.Results[1].Title, "Team Chat / notes / 2026-02-03T00:00:00Z"; got != want {
-		t.Errorf("title %q, want %q (ingest time only when nothing better)", got, want)
+	if got, want := sr.Results[1].Title, "Team Chat / notes / ingested 2026-02-03T00:00:00Z"; got != want {
+		t.Errorf("title %q, want %q (ingest time only when nothing better, and labelled)", got, want)
 	}
 	for _, h := range sr.Results {
 		if strings.Contains(h.Title, "budget") {

@@ -27,9 +27,11 @@ type searchCursor struct {
 }
 
 // queryHash binds a composite cursor to the search arguments it pages.
+// limit is left out: the saved positions are per-source offsets, so a
+// later page may ask for more or fewer hits (issue 11).
 func queryHash(a searchArgs, filter rsclient.Filter) string {
 	f, _ := json.Marshal(filter)
-	h := sha256.Sum256([]byte(strings.Join([]string{a.Q, a.Mode, strings.Join(a.Streams, "\x1f"), a.ConnectionID, fmt.Sprint(a.Limit), string(f)}, "\x1e")))
+	h := sha256.Sum256([]byte(strings.Join([]string{a.Q, a.Mode, strings.Join(a.Streams, "\x1f"), a.ConnectionID, string(f)}, "\x1e")))
 	return base64.RawURLEncoding.EncodeToString(h[:9])
 }
 

@@ -55,7 +55,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	if a.Cursor != "" {
 		c, err := decodeSearchCursor(a.Cursor)
 		if err != nil || c.H != hash || len(c.S) != len(sources) {
-			return nil, newAdapterError("invalid_cursor", "this search cursor does not belong to these search arguments; repeat the first search", field{"param", "cursor"})
+			return nil, newAdapterError("invalid_cursor", "this search cursor belongs to other search arguments: keep q (or query), mode, streams, filter and connection_id as on the first page (limit may change), or repeat the search without cursor", field{"param", "cursor"})
 		}
 		for i := range c.S {
 			if c.S[i].K != state[i].K {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -117,5 +118,122 @@ func TestTextPagingVisitsEveryRecordOnce(t *testing.T) {
 				t.Errorf("records seen by text paging differ from the RS (-rs +text):\n%s", diff)
 			}
 		})
+	}
+}
+
+// rsSearchIDs is the ground truth of a search: every hit id the mock RS
+// returns over REST for one grant, following its own cursor.
+func rsSearchIDs(t *testing.T, rsURL, token, q string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for range 100 {
+		v := url.Values{"q": {q}, "limit": {"100"}}
+		if cursor != "" {
+			v.Set("cursor", cursor)
+		}
+		req, _ := http.NewRequest(http.MethodGet, rsURL+"/v1/search?"+v.Encode(), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Data []struct {
+				ConnectionID string `json:"connection_id"`
+				Stream       string `json:"stream"`
+				RecordKey    string `json:"record_key"`
+			} `json:"data"`
+			NextCursor string `json:"next_cursor"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("RS %d: %v", resp.StatusCode, err)
+		}
+		for _, h := range page.Data {
+			ids = append(ids, h.ConnectionID+"/"+h.Stream+":"+h.RecordKey)
+		}
+		if page.NextCursor == "" {
+			return ids
+		}
+		cursor = page.NextCursor
+	}
+	t.Fatal("RS search paging did not end")
+	return nil
+}
+
+var hitLineIDRe = regexp.MustCompile(`(?m)^\d+\. (\S+) "`)
+
+// Paging a merged multi-grant search by the cursor printed in the text —
+// changing limit between pages, with the query alias — visits exactly the
+// hits the RS has for each grant, once each.
+func TestTextSearchPagingVisitsEveryHitOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, threeGrants...)
+	var want []string
+	for _, tok := range threeGrants {
+		want = append(want, rsSearchIDs(t, e.rs.URL, tok, "roadmap")...)
+	}
+	limits := []int{3, 10, 1, 25, 7}
+	args := map[string]any{"query": "roadmap"}
+	var got []string
+	for page := 0; ; page++ {
+		if page == 200 {
+			t.Fatal("search paging did not end")
+		}
+		args["limit"] = limits[page%len(limits)]
+		r := e.c.call("search", args)
+		if r.IsError {
+			t.Fatalf("page %d: %s", page, r.text())
+		}
+		ids := hitLineIDRe.FindAllStringSubmatch(r.text(), -1)
+		if len(ids) > limits[page%len(limits)] {
+			t.Fatalf("page %d: %d hits over limit", page, len(ids))
+		}
+		if budget := 2000 + 250*len(ids); len(r.text()) > budget {
+			t.Errorf("page %d: text %d B > %d", page, len(r.text()), budget)
+		}
+		for _, m := range ids {
+			got = append(got, m[1])
+		}
+		m := nextCursorRe.FindStringSubmatch(r.text())
+		if m == nil {
+			break
+		}
+		args["cursor"] = m[1]
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hits seen by text paging differ from the RS (-rs +text):\n%s", diff)
+	}
+	t.Logf("%d hits", len(got))
+}
+
+// q and query are one argument under two names: exactly one is accepted.
+func TestSearchQueryAlias(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.SlackToken)
+	byQ := e.c.call("search", map[string]any{"q": "invoice", "limit": 5})
+	byQuery := e.c.call("search", map[string]any{"query": "invoice", "limit": 5})
+	if byQ.IsError || byQuery.IsError {
+		t.Fatalf("q: %s\nquery: %s", byQ.text(), byQuery.text())
+	}
+	if diff := cmp.Diff(byQ.text(), byQuery.text()); diff != "" {
+		t.Errorf("query is not an alias of q:\n%s", diff)
+	}
+	for name, args := range map[string]map[string]any{
+		"both":    {"q": "invoice", "query": "invoice"},
+		"neither": {"limit": 5},
+		"blank":   {"query": "   "},
+	} {
+		r := e.c.call("search", args)
+		if got := r.errorCode(t); got != "invalid_request" && got != "invalid_arguments" {
+			t.Errorf("%s: code %q", name, got)
+		}
+		if !strings.Contains(r.text(), "query") {
+			t.Errorf("%s: the error does not name query: %s", name, r.text())
+		}
 	}
 }

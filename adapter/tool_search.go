@@ -23,6 +23,7 @@ var searchTool = toolSpec{
 
 type searchArgs struct {
 	Q            string          `json:"q"`
+	Query        string          `json:"query"` // alias of q (ChatGPT's search/fetch connector contract)
 	Mode         string          `json:"mode"`
 	Streams      []string        `json:"streams"`
 	Limit        int             `json:"limit"`
@@ -36,8 +37,8 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
-	if strings.TrimSpace(a.Q) == "" {
-		return errorResult(newAdapterError("invalid_request", "q must contain text", field{"param", "q"}))
+	if e := a.searchText(); e != nil {
+		return errorResult(e)
 	}
 	if a.Mode == "" {
 		a.Mode = "lexical"
@@ -75,6 +76,21 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	res := textResult(page.text(a), page.structured(a))
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
+}
+
+// searchText settles the q/query alias: exactly one of them, with text.
+// q carries the text from here on.
+func (a *searchArgs) searchText() *toolError {
+	switch {
+	case a.Q != "" && a.Query != "":
+		return newAdapterError("invalid_request", "give the search text once: q or query (an alias), not both", field{"param", "query"})
+	case a.Query != "":
+		a.Q, a.Query = a.Query, ""
+	}
+	if strings.TrimSpace(a.Q) == "" {
+		return newAdapterError("invalid_request", "q (or its alias query) must contain text", field{"param", "q"})
+	}
+	return nil
 }
 
 func contains(list []string, v string) bool {
