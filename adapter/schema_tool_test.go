@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/schemagen"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -180,8 +181,8 @@ func schemaRS(t *testing.T, connectors, streams, fields int) (string, []string) 
 	for i := 0; i < connectors; i++ {
 		tok := fmt.Sprintf("%064x", i+1)
 		tokens = append(tokens, tok)
-		conns := []schemaindex.Connection{{ID: fmt.Sprintf("cin_%024x", i*2+1), DisplayName: fmt.Sprintf("Account %d", i)}}
-		body := schemaindex.SyntheticSchemaBody(fmt.Sprintf("connector%02d", i), streams, fields, conns, true)
+		conns := []schemagen.Connection{{ID: fmt.Sprintf("cin_%024x", i*2+1), DisplayName: fmt.Sprintf("Account %d", i)}}
+		body := schemagen.SchemaBody(fmt.Sprintf("connector%02d", i), streams, fields, conns, true)
 		body = []byte(strings.Replace(string(body), `"object":"schema"`, `"object":"schema","bearer":{"token_kind":"client","scope":"grant","grant_id":"grt_`+fmt.Sprintf("%016x", i)+`"}`, 1))
 		bodies[tok] = body
 	}

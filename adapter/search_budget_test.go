@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
+	"github.com/pdpp/pdpp-mcp/internal/schemagen"
 )
 
 // fatSearchRS answers /v1/search with `hits` hits whose snippets are long
@@ -24,7 +24,7 @@ func fatSearchRS(t *testing.T, hits, snippetLen int, seed uint64) string {
 func searchRSWithMeta(t *testing.T, hits, snippetLen int, seed uint64, meta map[string]any) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	schema := schemaindex.SyntheticSchemaBody("mail", 3, 10, []schemaindex.Connection{{ID: "cin_000000000000000000000001", DisplayName: "Mail"}}, true)
+	schema := schemagen.SchemaBody("mail", 3, 10, []schemagen.Connection{{ID: "cin_000000000000000000000001", DisplayName: "Mail"}}, true)
 	schema = []byte(strings.Replace(string(schema), `"object":"schema"`, `"object":"schema","bearer":{"token_kind":"client","scope":"grant","grant_id":"grt_0000000000000001"}`, 1))
 	words := []string{"alpha", "beta", "gamma", "invoice", "ünïcødé", "😀", "<b>", "&amp;", "delta"}
 	var data []map[string]any

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -53,6 +52,24 @@ func decodeSearch(t *testing.T, r toolResult) searchResults {
 }
 
 // searchAll pages a search to the end, reading next_cursor from text.
+// withGrants is a client of another adapter over e's mock RS.
+func (e *env) withGrants(t *testing.T, bearers ...string) *client {
+	t.Helper()
+	rc, err := rsclient.New(rsclient.Config{BaseURL: e.rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grants := make([]adapter.Grant, len(bearers))
+	for i, b := range bearers {
+		grants[i] = adapter.NewGrant(b)
+	}
+	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newClient(t, srv)
+}
+
 func searchAll(t *testing.T, c *client, args map[string]any) []string {
 	t.Helper()
 	var ids []string
@@ -112,17 +129,22 @@ func TestSearchFanInMergesGloballyWithIdentity(t *testing.T) {
 func TestSearchPagingVisitsMergedResultOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, threeGrants...)
-	merged := searchAll(t, e.c, map[string]any{"q": "roadmap", "limit": 7})
+	// 115 hits in pages of 12: ten page boundaries across three grants.
+	// (Pages of 7 doubled the run time, the slowest adapter test, for no
+	// boundary case more.)
+	merged := searchAll(t, e.c, map[string]any{"q": "roadmap", "limit": 12})
 	var union []string
 	for _, tok := range threeGrants {
-		single := newEnv(t, testenv.Options{}, tok)
-		union = append(union, searchAll(t, single.c, map[string]any{"q": "roadmap", "limit": 25})...)
+		// One grant at a time against the same mock RS: starting an RS per
+		// grant cost more than the paging under test.
+		single := e.withGrants(t, tok)
+		union = append(union, searchAll(t, single, map[string]any{"q": "roadmap", "limit": 25})...)
 	}
 	sort.Strings(union)
 	got := append([]string(nil), merged...)
 	sort.Strings(got)
-	if !reflect.DeepEqual(union, got) {
-		t.Errorf("merged paging saw %d hits, per-grant union has %d; they must be the same set", len(got), len(union))
+	if diff := cmp.Diff(union, got); diff != "" {
+		t.Errorf("merged paging saw %d hits, per-grant union has %d; they must be the same set (-union +merged):\n%s", len(got), len(union), diff)
 	}
 	seen := map[string]bool{}
 	for _, id := range merged {
@@ -265,8 +287,8 @@ func TestFetchDocumentContract(t *testing.T) {
 	if err := json.Unmarshal(r.StructuredContent, &structured); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(text, structured) {
-		t.Error("content[0].text and structuredContent differ")
+	if diff := cmp.Diff(text, structured); diff != "" {
+		t.Errorf("content[0].text and structuredContent differ (-text +structured):\n%s", diff)
 	}
 	var keys []string
 	for k := range structured {

@@ -7,8 +7,8 @@
 // structuredContent.content_ladder, and bounded text helpers that never split
 // a rune or a highlight tag.
 //
-// It is a leaf: standard library plus golang-jwt's dependency set only, no MCP
-// types, no other project packages. Nothing here grants authority: ids,
-// handles and cursors only name what to read; every read still goes through
-// the caller's token and the resource server's enforcement.
+// It is a leaf: standard library only, no MCP types, no other project
+// packages. Nothing here grants authority: ids, handles and cursors only
+// name what to read; every read still goes through the caller's token and
+// the resource server's enforcement.
 package contentladder

@@ -81,12 +81,6 @@ func ExampleTruncateMarked() {
 	// Output: see <mark>inte</mark>… true
 }
 
-func ExampleCenterWindow() {
-	s, start := contentladder.CenterWindow("The quick brown fox jumps over the lazy dog", "FOX", 13)
-	fmt.Println(s, start)
-	// Output: …own fox jum… 12
-}
-
 func ExampleSanitizeForPreview() {
 	fmt.Println(string(contentladder.SanitizeForPreview(json.RawMessage(`{"note":"a long note","n":1}`), 6)))
 	// Output: {"note":"a lon…","n":1}

@@ -2,7 +2,6 @@ package contentladder
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -47,61 +46,4 @@ func TruncateRunes(s string, n int) (string, bool) {
 		kept++
 	}
 	return s[:i] + Ellipsis, true
-}
-
-// CenterWindow returns at most n runes of text around the first
-// case-insensitive match of q (Ellipsis on each cut side, counted within n)
-// and the rune offset in text of the first returned text rune. Without q or
-// a match it returns the head of text. Used for search evidence excerpts,
-// where showing the match beats showing the opening.
-func CenterWindow(text, q string, n int) (string, int) {
-	rs := []rune(validUTF8(text))
-	if len(rs) <= n {
-		return string(rs), 0
-	}
-	if n <= 0 {
-		return "", 0
-	}
-	m, l := indexFold(rs, []rune(validUTF8(q)))
-	if m < 0 {
-		out, _ := TruncateRunes(string(rs), n)
-		return out, 0
-	}
-	start := min(max(m+l/2-n/2, 0), len(rs)-n)
-	end := start + n
-	left, right := "", ""
-	if start > 0 {
-		start++
-		left = Ellipsis
-	}
-	if end < len(rs) {
-		end--
-		right = Ellipsis
-	}
-	if start >= end {
-		// n is too small for both ellipses and any text.
-		return Ellipsis, start
-	}
-	return left + string(rs[start:end]) + right, start
-}
-
-// indexFold finds q in rs ignoring case, rune by rune (so offsets stay rune
-// offsets even where case mapping changes byte lengths).
-func indexFold(rs, q []rune) (int, int) {
-	if len(q) == 0 || len(q) > len(rs) {
-		return -1, 0
-	}
-	for i := 0; i+len(q) <= len(rs); i++ {
-		match := true
-		for j, r := range q {
-			if unicode.ToLower(rs[i+j]) != unicode.ToLower(r) {
-				match = false
-				break
-			}
-		}
-		if match {
-			return i, len(q)
-		}
-	}
-	return -1, 0
 }

@@ -83,38 +83,6 @@ func TestStripMarks(t *testing.T) {
 	}
 }
 
-func TestCenterWindow(t *testing.T) {
-	t.Parallel()
-	text := "The quick brown fox jumps over the lazy dog"
-	tests := []struct {
-		name, text, q string
-		n             int
-		want          string
-		start         int
-	}{
-		{"fits", "short", "x", 10, "short", 0},
-		{"middle match", text, "JUMPS", 11, "…x jumps o…", 18},
-		{"match at start", text, "the", 8, "The qui…", 0},
-		{"match at end", text, "dog", 8, "…azy dog", 36},
-		{"no match", text, "cat", 6, "The q…", 0},
-		{"empty q", text, "", 4, "The…", 0},
-		{"runes", "ααααα ΒΗΤΑ ααααα", "βητα", 6, "…ΒΗΤΑ…", 6},
-		{"n zero", text, "fox", 0, "", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, start := CenterWindow(tt.text, tt.q, tt.n)
-			if got != tt.want || start != tt.start {
-				t.Errorf("CenterWindow(%q, %q, %d) = %q, %d; want %q, %d", tt.text, tt.q, tt.n, got, start, tt.want, tt.start)
-			}
-			if utf8.RuneCountInString(got) > max(tt.n, 0) {
-				t.Errorf("%q is longer than %d runes", got, tt.n)
-			}
-		})
-	}
-}
-
 // balanced reports whether s's <mark> tags alternate open/close and end closed.
 func balanced(s string) bool {
 	open := false
@@ -170,27 +138,6 @@ func FuzzTruncateMarked(f *testing.F) {
 		}
 		if cut && utf8.RuneCountInString(StripMarks(got)) > max(n, 0) {
 			t.Fatalf("%q shows more than %d runes", got, n)
-		}
-	})
-}
-
-func FuzzCenterWindow(f *testing.F) {
-	f.Add("The quick brown fox", "FOX", 7)
-	f.Fuzz(func(t *testing.T, text, q string, n int) {
-		if n > 1<<16 {
-			return
-		}
-		got, start := CenterWindow(text, q, n)
-		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > max(n, 0) {
-			t.Fatalf("CenterWindow(%q, %q, %d) = %q", text, q, n, got)
-		}
-		if start < 0 || start > utf8.RuneCountInString(validUTF8(text)) {
-			t.Fatalf("start %d out of range", start)
-		}
-		// The returned text (minus ellipses) is the text at start.
-		body := strings.TrimSuffix(strings.TrimPrefix(got, Ellipsis), Ellipsis)
-		if rs := []rune(validUTF8(text)); start <= len(rs) && !strings.HasPrefix(string(rs[start:]), body) {
-			t.Fatalf("CenterWindow(%q, %q, %d) = %q, %d: not the text at start", text, q, n, got, start)
 		}
 	})
 }

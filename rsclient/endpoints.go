@@ -13,21 +13,6 @@ func (c *Client) Schema(ctx context.Context, bearer string, q SchemaQuery) (json
 	return getRaw(c, ctx, bearer, "/v1/schema", q.encode(), checkSchema)
 }
 
-// Streams calls GET /v1/streams.
-func (c *Client) Streams(ctx context.Context, bearer string, q StreamsQuery) (*StreamList, *Response, error) {
-	return getTyped(c, ctx, bearer, "/v1/streams", q.encode(), checkStreamList)
-}
-
-// StreamMetadata calls GET /v1/streams/{stream}[?connection_id=] and returns
-// the stream_metadata object verbatim.
-func (c *Client) StreamMetadata(ctx context.Context, bearer, stream, connectionID string) (json.RawMessage, *Response, error) {
-	p, err := pathOf("stream", stream)
-	if err != nil {
-		return nil, nil, err
-	}
-	return getRaw(c, ctx, bearer, p, StreamsQuery{ConnectionID: connectionID}.encode(), checkAnyObject)
-}
-
 // Records calls GET /v1/streams/{stream}/records.
 func (c *Client) Records(ctx context.Context, bearer string, q RecordsQuery) (*RecordList, *Response, error) {
 	p, err := pathOf("stream", q.Stream, "records")

@@ -12,11 +12,6 @@ type SchemaQuery struct {
 	ConnectionID string
 }
 
-// StreamsQuery selects GET /v1/streams parameters.
-type StreamsQuery struct {
-	ConnectionID string
-}
-
 // RecordsQuery selects GET /v1/streams/{stream}/records parameters, sent in
 // the order limit, cursor, order, sort*, count, fields*, view, expand*,
 // changes_since, connection_id, filter[...], expand_limit[...].

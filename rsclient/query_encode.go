@@ -17,12 +17,6 @@ func (q SchemaQuery) encode() string {
 	return b.String()
 }
 
-func (q StreamsQuery) encode() string {
-	var b queryBuilder
-	b.addIf("connection_id", q.ConnectionID)
-	return b.String()
-}
-
 func (q RecordsQuery) encode() (string, error) {
 	if err := checkExpand(q.Expand); err != nil {
 		return "", err

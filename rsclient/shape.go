@@ -17,13 +17,6 @@ import (
 // an empty page; it means the RS answered something else).
 var errNoData = errors.New(`list body lacks a "data" array`)
 
-func checkStreamList(v *StreamList) error {
-	if v.Data == nil {
-		return errNoData
-	}
-	return nil
-}
-
 func checkRecordList(v *RecordList) error {
 	if v.Data == nil {
 		return errNoData
@@ -124,10 +117,5 @@ func (m *arrayMark) UnmarshalJSON(b []byte) error {
 	*m = len(b) > 0 && b[0] == '['
 	return nil
 }
-
-// anyObject accepts any JSON object and keeps nothing of it.
-type anyObject struct{}
-
-func checkAnyObject(*anyObject) error { return nil }
 
 func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }

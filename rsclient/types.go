@@ -83,20 +83,6 @@ type Record struct {
 	DeletedAt    string          `json:"deleted_at,omitempty"`
 }
 
-// StreamList is the answer of GET /v1/streams.
-type StreamList struct {
-	Data []StreamInfo `json:"data"`
-}
-
-// StreamInfo is one (stream, connection) entry of GET /v1/streams.
-type StreamInfo struct {
-	Name         string `json:"name"`
-	ConnectionID string `json:"connection_id,omitempty"`
-	DisplayName  string `json:"display_name,omitempty"`
-	RecordCount  int64  `json:"record_count"`
-	LastUpdated  string `json:"last_updated,omitempty"`
-}
-
 // FieldWindow is the answer of the field-window route: a bounded slice of
 // one top-level text field.
 type FieldWindow struct {

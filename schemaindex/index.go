@@ -108,11 +108,6 @@ func sourceLabel(c *Connector, cn Connection) string {
 	return c.Key
 }
 
-// Sources returns every (grant, connection) source in grant order. The
-// returned slice is a copy; the Streams slices are shared and must not be
-// modified.
-func (ix *Index) Sources() []SourceEntry { return slices.Clone(ix.sources) }
-
 // Connection returns the source with connection id, if any grant carries it.
 func (ix *Index) Connection(id string) (SourceEntry, bool) {
 	if id == "" {

@@ -1,8 +1,15 @@
-package schemaindex
+// Package schemagen generates realistic RS GET /v1/schema bodies for tests
+// and byte budgets: deterministic, any number of streams, fields and
+// connections, in the compact (flag string) or full (capability object)
+// view. It imports nothing of the project, so the schema index's own tests
+// can use it, and it writes flag strings itself rather than with the
+// parser's formatter, so the index is tested on input it did not produce.
+package schemagen
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,13 +43,17 @@ var synthFields = []synthField{
 	{name: "parent_id", typ: "string|null"},
 }
 
-// SyntheticSchemaBody returns a realistic RS GET /v1/schema body for one
-// client grant on connectorKey with the given number of streams, fields per
-// stream and connections: flag strings with a connector-level connection set
-// when compact, full capability objects with per-stream connections
-// otherwise. Output is deterministic. Tests and byte budgets use it (also
-// the adapter's).
-func SyntheticSchemaBody(connectorKey string, streams, fields int, connections []Connection, compact bool) []byte {
+// Connection is one granted connection of the generated grant.
+type Connection struct {
+	ID, DisplayName string
+}
+
+// SchemaBody returns a realistic RS GET /v1/schema body for one client
+// grant on connectorKey with the given number of streams, fields per stream
+// and connections: flag strings with a connector-level connection set when
+// compact, full capability objects with per-stream connections otherwise.
+// Output is deterministic.
+func SchemaBody(connectorKey string, streams, fields int, connections []Connection, compact bool) []byte {
 	var conns []map[string]any
 	for _, c := range connections {
 		m := map[string]any{"connection_id": c.ID}
@@ -91,7 +102,7 @@ func synthStream(name string, fields int, conns []map[string]any, compact bool) 
 			f.role = "" // one title and one event time per stream
 		}
 		if compact {
-			caps.add(f.name, FormatFlags(f.caps()))
+			caps.add(f.name, f.flags())
 		} else {
 			caps.add(f.name, fullCap(f))
 		}
@@ -115,48 +126,73 @@ func synthStream(name string, fields int, conns []map[string]any, compact bool) 
 	return s
 }
 
-func (f synthField) caps() Caps {
-	c := Caps{Type: f.typ, Role: f.role, Granted: !f.ungranted}
-	if f.lex {
-		c.Lexical = Capability{Declared: true, Usable: !f.ungranted, Reason: reasonIf(f.ungranted)}
+// capability is one declared/usable pair as the RS reports it.
+type capability struct {
+	declared, usable bool
+	reason           string
+}
+
+func (f synthField) lexical() capability  { return f.capability(f.lex) }
+func (f synthField) semantic() capability { return f.capability(f.sem) }
+
+func (f synthField) capability(declared bool) capability {
+	if !declared {
+		return capability{}
 	}
-	if f.sem {
-		c.Semantic = Capability{Declared: true, Usable: !f.ungranted, Reason: reasonIf(f.ungranted)}
-	}
-	if !f.ungranted {
-		c.Aggs = f.aggs
+	c := capability{declared: true, usable: !f.ungranted}
+	if f.ungranted {
+		c.reason = "field_not_granted"
 	}
 	return c
 }
 
-func reasonIf(ungranted bool) string {
-	if ungranted {
-		return "field_not_granted"
+// flags is the compact view's flag string (the grammar of the RS's
+// capability legend: t=, role=, g=false, lex, sem, a=).
+func (f synthField) flags() string {
+	toks := []string{"t=" + f.typ}
+	if f.role != "" {
+		toks = append(toks, "role="+f.role)
 	}
-	return ""
+	if f.ungranted {
+		toks = append(toks, "g=false")
+	}
+	for _, c := range []struct {
+		flag string
+		cap  capability
+	}{{"lex", f.lexical()}, {"sem", f.semantic()}} {
+		switch {
+		case c.cap.usable:
+			toks = append(toks, c.flag)
+		case c.cap.declared:
+			toks = append(toks, c.flag+"=unusable:"+c.cap.reason)
+		}
+	}
+	if !f.ungranted && len(f.aggs) > 0 {
+		toks = append(toks, "a="+strings.Join(f.aggs, "|")) // synthFields list them in canonical order
+	}
+	return strings.Join(toks, ",")
 }
+
+// aggKinds are the RS's aggregation kinds in canonical order.
+var aggKinds = []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"}
 
 // fullCap renders the full-view FieldCapability object for f.
 func fullCap(f synthField) map[string]any {
-	c := f.caps()
-	capObj := func(x Capability) map[string]any {
-		m := map[string]any{"declared": x.Declared, "usable": x.Usable}
-		if x.Reason != "" {
-			m["reason"] = x.Reason
+	capObj := func(x capability) map[string]any {
+		m := map[string]any{"declared": x.declared, "usable": x.usable}
+		if x.reason != "" {
+			m["reason"] = x.reason
 		}
 		return m
 	}
 	aggs := map[string]any{}
-	for _, k := range AggKinds {
-		declared := false
-		for _, a := range f.aggs {
-			declared = declared || a == k
-		}
-		aggs[k] = capObj(Capability{Declared: declared, Usable: declared && !f.ungranted, Reason: ""})
+	for _, k := range aggKinds {
+		declared := slices.Contains(f.aggs, k)
+		aggs[k] = capObj(capability{declared: declared, usable: declared && !f.ungranted})
 	}
 	m := map[string]any{
-		"type": f.typ, "granted": c.Granted, "schema": map[string]any{"type": schemaTypeOf(f.typ)},
-		"lexical_search": capObj(c.Lexical), "semantic_search": capObj(c.Semantic), "aggregation": aggs,
+		"type": f.typ, "granted": !f.ungranted, "schema": map[string]any{"type": schemaTypeOf(f.typ)},
+		"lexical_search": capObj(f.lexical()), "semantic_search": capObj(f.semantic()), "aggregation": aggs,
 	}
 	if f.role != "" {
 		m["role"] = f.role
