@@ -24,6 +24,8 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	tokenTTL := fs.Duration("token-ttl", 0,
 		"client access token lifetime (the real RS: 10m); 0 = never expire. Mint a fresh one with POST /_mockrs/grants/{grant_id}/token and the owner bearer")
 	faultCfg := addFaultFlags(fs)
+	var gaps lexicalGapFlag
+	fs.Var(&gaps, "lexical-gap", "CONNECTION_ID:STREAM left out of the lexical index, as the real RS once did (repeatable); semantic search still finds it")
 	requestLog := fs.String("request-log", "", "append one JSON line per request (time, method, path, query, principal; never the bearer) to this file; - = stderr")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -58,7 +60,7 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		return exitFailure
 	}
 	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture, TokenTTL: *tokenTTL,
-		Faults: faults, OnRequest: hook})
+		Faults: faults, OnRequest: hook, LexicalGaps: gaps})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure

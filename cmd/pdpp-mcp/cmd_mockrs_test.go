@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // mockRS runs `pdpp-mcp mockrs --json` in-process with extra flags and
@@ -118,7 +119,7 @@ func TestMockRSTokenTTL(t *testing.T) {
 func TestMockRSRejectsBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"},
-		{"--fault-status", "404"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
+		{"--fault-status", "404"}, {"--lexical-gap", "nocolon"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
 		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
@@ -150,5 +151,24 @@ func TestMockRSFaultsAndRequestLog(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Path != "/v1/search" || first.Query != "q=x" ||
 		first.Principal != "grant:"+g.GrantID {
 		t.Errorf("first line %+v (%v)", first, err)
+	}
+}
+
+func TestMockRSLexicalGapFlag(t *testing.T) {
+	t.Parallel()
+	hits := func(sum rstest.Summary) int {
+		status, body := getJSON(t, sum.RSURL+"/v1/search?q=invoice&streams=messages&limit=5", sum.Grants[0].Bearer)
+		data, _ := body["data"].([]any)
+		if status != 200 {
+			t.Fatalf("search: %d %v", status, body)
+		}
+		return len(data)
+	}
+	if n := hits(mockRS(t)); n == 0 {
+		t.Fatal("the query finds nothing even without gaps")
+	}
+	gapped := mockRS(t, "--lexical-gap", demodata.GmailWorkConnectionID+":messages", "--lexical-gap", demodata.GmailPersonalConnectionID+":messages")
+	if n := hits(gapped); n != 0 {
+		t.Errorf("lexical search over gaps: %d hits", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,4 +84,21 @@ func openRequestLog(dest string, stderr io.Writer) (func(rstest.RecordedRequest)
 		_ = enc.Encode(requestLogLine{Time: r.Time.UTC(), Method: r.Method, Path: r.Path, Query: r.RawQuery, Principal: r.Principal})
 	}
 	return hook, closer, nil
+}
+
+// lexicalGapFlag collects repeated --lexical-gap CONNECTION_ID:STREAM
+// values.
+type lexicalGapFlag []rstest.LexicalGap
+
+// String renders the flag value for flag's defaults.
+func (g *lexicalGapFlag) String() string { return fmt.Sprint(*g) }
+
+// Set parses one CONNECTION_ID:STREAM value.
+func (g *lexicalGapFlag) Set(v string) error {
+	conn, stream, ok := strings.Cut(v, ":")
+	if !ok || conn == "" || stream == "" {
+		return fmt.Errorf("want CONNECTION_ID:STREAM, got %q", v)
+	}
+	*g = append(*g, rstest.LexicalGap{ConnectionID: conn, Stream: stream})
+	return nil
 }

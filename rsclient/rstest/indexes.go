@@ -22,6 +22,8 @@ type indexes struct {
 	owners  map[string]bool
 	expired map[string]bool
 	search  *searchindex.Index
+	// lexicalGap holds Options.LexicalGaps.
+	lexicalGap map[csKey]bool
 	// declared maps each stream to its declared-posture view (posture.go).
 	declared map[*streamInfo]*streamInfo
 }

@@ -33,6 +33,9 @@ type searchReq struct {
 	filters  []filterClause
 	snap     string
 	warnings []any
+	// lexicalGap marks the connection streams missing from the lexical
+	// index (Options.LexicalGaps).
+	lexicalGap map[csKey]bool
 }
 
 // search serves /v1/search and, when mounted, /semantic and /hybrid.
@@ -121,7 +124,7 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 			return nil, err
 		}
 	}
-	sr := &searchReq{mode: mode, targets: map[csKey]*target{}}
+	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap}
 	sr.text, _ = q.one("q")
 	if strings.TrimSpace(sr.text) == "" {
 		return nil, newErr("invalid_request", "q", "q is required and must be non-empty")
@@ -219,19 +222,21 @@ func (sr *searchReq) fieldAllowed(mode string) func(searchindex.DocKey, string) 
 		if mode == modeSemantic {
 			return contains(sd.SemanticFields, f)
 		}
-		return contains(sd.LexicalFields, f)
+		return contains(sd.LexicalFields, f) && !sr.lexicalGap[csKey{k.ConnectionID, k.Stream}]
 	}
 }
 
-// sources counts searched connection streams with declared fields.
+// sources counts the searched connections (the reference's fan-out
+// bindings: 2 across two connections, 1 with connection_id; 0118, 0123)
+// that have declared search fields.
 func (sr *searchReq) sources(mode string) int {
-	n := 0
-	for _, t := range sr.targets {
+	conns := map[string]bool{}
+	for k, t := range sr.targets {
 		if sd := t.info.decl.Query.Search; sd != nil && (len(sd.LexicalFields) > 0 || (mode != modeLexical && len(sd.SemanticFields) > 0)) {
-			n++
+			conns[k.conn] = true
 		}
 	}
-	return n
+	return len(conns)
 }
 
 // snapshotID binds a cursor to the exact query and principal.

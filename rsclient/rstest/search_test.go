@@ -109,3 +109,30 @@ func TestSearchSemanticAndHybrid(t *testing.T) {
 		t.Errorf("hybrid: %s", r.raw)
 	}
 }
+
+// TestLexicalGaps: a connection stream outside the lexical index is never
+// matched lexically, while recall still claims completeness and semantic
+// search still finds it (D5, captures 0118-0123).
+func TestLexicalGaps(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true, LexicalGaps: []LexicalGap{{ConnectionID: connA, Stream: "messages"}}})
+	q := "/v1/search?q=objectives&streams=messages&limit=100"
+	ids := func(r resp) map[string]bool {
+		out := map[string]bool{}
+		for _, d := range r.body["data"].([]any) {
+			out[d.(map[string]any)["connection_id"].(string)] = true
+		}
+		return out
+	}
+	lex := get(t, ts.URL, q, gmailTok)
+	if got := ids(lex); got[connA] || !got[connB] {
+		t.Errorf("lexical hits by connection: %v", got)
+	}
+	if at(lex.body, "meta", "recall", "complete") != true || at(lex.body, "meta", "recall", "sources_searched_count") != float64(2) {
+		t.Errorf("recall: %v", at(lex.body, "meta", "recall"))
+	}
+	sem := get(t, ts.URL, "/v1/search/semantic?q=objectives&streams=messages&limit=100", gmailTok)
+	if got := ids(sem); !got[connA] {
+		t.Errorf("semantic hits by connection: %v", got)
+	}
+}

@@ -21,6 +21,13 @@ type Options struct {
 	// issued when New ran; MintClientToken issues fresh ones. Zero means
 	// client tokens never expire. Owner tokens never expire.
 	TokenTTL time.Duration
+	// LexicalGaps are connection streams missing from the lexical index:
+	// lexical search (and the lexical half of hybrid) never matches their
+	// records, while meta.recall still claims complete, all_matches. That
+	// is what the real RS did with one connection's bodies indexed and the
+	// rest not (real-rs-differences D5, captures 0118-0123); semantic
+	// search is unaffected.
+	LexicalGaps []LexicalGap
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
@@ -37,6 +44,12 @@ type Options struct {
 	// changes_since from before the oldest retained change answers 410
 	// cursor_expired. Zero keeps every change, as a fresh reference does.
 	ChangesRetention time.Duration
+}
+
+// LexicalGap names one connection's stream missing from the lexical index.
+type LexicalGap struct {
+	ConnectionID string
+	Stream       string
 }
 
 // Faults describes deterministic fault injection. A fault applies to every
@@ -129,6 +142,10 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 		return nil, err
 	}
 	opts.Capabilities = caps
+	ix.lexicalGap = map[csKey]bool{}
+	for _, g := range opts.LexicalGaps {
+		ix.lexicalGap[csKey{g.ConnectionID, g.Stream}] = true
+	}
 	s := &Server{opts: opts, ds: ds, ix: ix, started: opts.Now()}
 	if opts.Faults != nil {
 		f := *opts.Faults

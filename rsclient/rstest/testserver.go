@@ -48,6 +48,12 @@ func WithChangesRetention(d time.Duration) Option {
 	return func(o *Options) { o.ChangesRetention = d }
 }
 
+// WithLexicalGaps leaves connection streams out of the lexical index (see
+// Options.LexicalGaps).
+func WithLexicalGaps(gaps ...LexicalGap) Option {
+	return func(o *Options) { o.LexicalGaps = append(o.LexicalGaps, gaps...) }
+}
+
 // WithRequestHook calls fn for every request, as it arrives.
 func WithRequestHook(fn func(RecordedRequest)) Option { return func(o *Options) { o.OnRequest = fn } }
 
