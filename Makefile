@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean
+.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean manifests release-check release-build
 
 all: build
 
@@ -28,6 +28,27 @@ E2E_DEPS := $(if $(shell command -v npm 2>/dev/null),e2e-deps)
 test: $(E2E_DEPS)
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+## manifests: strict offline checks of deploy/ (Kubernetes API types, policy,
+## the binary under the container's environment); also part of `make test`.
+manifests:
+	$(GO) test -count=1 ./deploy
+
+## release-check: goreleaser's own validation of .goreleaser.yaml (fetches
+## goreleaser through the Go module proxy on first use).
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+release-check:
+	$(GORELEASER) check
+
+## release-build: the release matrix with the release flags, without
+## goreleaser, into dist/ (sizes printed).
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release-build:
+	@set -e; for p in $(RELEASE_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+	    -o dist/pdpp-mcp_$${os}_$${arch} ./cmd/pdpp-mcp; \
+	done; ls -l dist/pdpp-mcp_*
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

@@ -1,0 +1,81 @@
+package deploy_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+// goreleaserConfig is the part of .goreleaser.yaml the release promise
+// rests on.
+type goreleaserConfig struct {
+	Version int `json:"version"`
+	Builds  []struct {
+		ID      string   `json:"id"`
+		Main    string   `json:"main"`
+		Binary  string   `json:"binary"`
+		Env     []string `json:"env"`
+		Goos    []string `json:"goos"`
+		Goarch  []string `json:"goarch"`
+		Flags   []string `json:"flags"`
+		Ldflags []string `json:"ldflags"`
+		Ignore  []any    `json:"ignore"`
+	} `json:"builds"`
+	Archives []struct {
+		Formats []string `json:"formats"`
+	} `json:"archives"`
+	Checksum struct {
+		NameTemplate string `json:"name_template"`
+		Algorithm    string `json:"algorithm"`
+		Disable      bool   `json:"disable"`
+	} `json:"checksum"`
+}
+
+// TestReleaseConfig: the release builds static binaries for linux and
+// darwin × amd64 and arm64, stamps the version, and publishes checksums.
+// Offline on purpose; `make release-check` runs goreleaser's own check.
+func TestReleaseConfig(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../.goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg goreleaserConfig
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatalf(".goreleaser.yaml: %v", err)
+	}
+	if cfg.Version != 2 {
+		t.Errorf("version %d, want goreleaser config version 2", cfg.Version)
+	}
+	if len(cfg.Builds) != 1 {
+		t.Fatalf("%d builds, want 1", len(cfg.Builds))
+	}
+	b := cfg.Builds[0]
+	type matrix struct{ Main, Binary, Goos, Goarch string }
+	got := matrix{b.Main, b.Binary, strings.Join(slices.Sorted(slices.Values(b.Goos)), ","), strings.Join(slices.Sorted(slices.Values(b.Goarch)), ",")}
+	if diff := cmp.Diff(matrix{"./cmd/pdpp-mcp", "pdpp-mcp", "darwin,linux", "amd64,arm64"}, got); diff != "" {
+		t.Errorf("build matrix (-want +got):\n%s", diff)
+	}
+	if len(b.Ignore) > 0 {
+		t.Errorf("the matrix ignores %v", b.Ignore)
+	}
+	if !slices.Contains(b.Env, "CGO_ENABLED=0") {
+		t.Errorf("env %v lacks CGO_ENABLED=0: binaries must be static", b.Env)
+	}
+	if !slices.Contains(b.Flags, "-trimpath") {
+		t.Errorf("flags %v lack -trimpath", b.Flags)
+	}
+	if !slices.ContainsFunc(b.Ldflags, func(l string) bool { return strings.Contains(l, "-X main.version=") }) {
+		t.Errorf("ldflags %v do not stamp main.version", b.Ldflags)
+	}
+	if len(cfg.Archives) == 0 || !slices.Contains(cfg.Archives[0].Formats, "tar.gz") {
+		t.Errorf("archives %+v: want tar.gz", cfg.Archives)
+	}
+	if cfg.Checksum.Disable || cfg.Checksum.NameTemplate == "" || cfg.Checksum.Algorithm != "sha256" {
+		t.Errorf("checksum %+v: want a sha256 checksum file", cfg.Checksum)
+	}
+}
