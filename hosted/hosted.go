@@ -58,6 +58,12 @@ type Options struct {
 	// AuthorizationServers are advertised in the protected-resource
 	// metadata; default: the RS's own.
 	AuthorizationServers []string
+	// VerifyRate and VerifyBurst bound how many never-seen bearers one
+	// client (peer address, or X-Forwarded-For hop behind TrustedProxies)
+	// may have verified: per second, and at once. Defaults 5 and 30. Known
+	// tokens are never limited; over budget is 429 with Retry-After.
+	VerifyRate  float64
+	VerifyBurst int
 	// Auth selects how token kinds are learned (JWT, introspection); the
 	// RS schema probe is always the last resort. A JWT configuration
 	// without an Audience gets the MCP resource URL (<PublicURL>/mcp).
@@ -87,7 +93,8 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		jwt.Audience = opts.PublicURL + mcpPath
 		auth.JWT = &jwt
 	}
-	h := &hosted{a: a, opts: opts, log: opts.Logger, auth: bearerauth.New(auth, schemaProbe(a))}
+	h := &hosted{a: a, opts: opts, log: opts.Logger, auth: bearerauth.New(auth, schemaProbe(a)),
+		limit: newVerifyLimiter(opts.VerifyRate, opts.VerifyBurst, auth.Now)}
 	h.stream = server.NewStreamableHTTPServer(a.MCP(),
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
@@ -122,6 +129,7 @@ type hosted struct {
 	log    *slog.Logger
 	auth   *bearerauth.Verifier
 	stream *server.StreamableHTTPServer
+	limit  *verifyLimiter
 }
 
 // requestGrantKey carries a verified request's grant from serveMCP to
@@ -183,6 +191,12 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := adapter.NewGrant(bearer)
+	if _, known := h.auth.Cached(bearer); !known && !h.limit.allow(h.clientAddr(r)) {
+		h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
+		w.Header().Set("Retry-After", "1")
+		writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
+		return
+	}
 	vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
 	v, err := h.auth.Verify(vctx, bearer)
 	cancel()

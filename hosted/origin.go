@@ -47,13 +47,7 @@ func (h *hosted) fromTrustedProxy(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	ip = ip.Unmap()
-	for _, p := range h.opts.TrustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return h.trusted(ip.Unmap())
 }
 
 // firstForwarded is the left-most (client-side) value of a forwarded list.

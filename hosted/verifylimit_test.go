@@ -1,0 +1,67 @@
+package hosted_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+func randomBearer(t *testing.T) string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// Issue 13.10: 1,000 fresh random bearers from one client cost at most
+// burst + rate × elapsed RS calls; the rest are 429 before any authority
+// is asked. Another client (a different X-Forwarded-For hop behind the
+// trusted proxy) keeps its own budget, and a token verified before the
+// flood keeps working.
+func TestUnknownBearerVerificationIsLimitedPerClient(t *testing.T) {
+	t.Parallel()
+	const rate, burst = 5, 10
+	env := startHosted(t, hosted.Options{PublicURL: publicURL, VerifyRate: rate, VerifyBurst: burst,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}, adapter.Config{})
+	from := func(client string) map[string]string { return map[string]string{"X-Forwarded-For": client} }
+	if res := post(t, env.url, "Bearer "+demodata.GmailToken, toolsCallSchema, from("203.0.113.7")); res.Status != http.StatusOK {
+		t.Fatalf("known token before the flood: %d %s", res.Status, res.Body)
+	}
+	before := len(env.rs.Server.Requests())
+
+	statuses := map[int]int{}
+	start := time.Now()
+	for range 1000 {
+		// The client forges a left-most hop; the proxy appends the real one.
+		res := post(t, env.url, "Bearer "+randomBearer(t), toolsCallSchema, from("198.51.100.1, 203.0.113.7"))
+		statuses[res.Status]++
+	}
+	elapsed := time.Since(start)
+	rsCalls := len(env.rs.Server.Requests()) - before
+	t.Logf("1,000 random bearers from one client: %d RS calls, statuses %v, in %v", rsCalls, statuses, elapsed)
+	if bound := burst + int(rate*elapsed.Seconds()) + 1; rsCalls > bound {
+		t.Errorf("1,000 random bearers cost %d RS calls in %v; bound is %d", rsCalls, elapsed, bound)
+	}
+	if statuses[http.StatusUnauthorized] != rsCalls || statuses[http.StatusTooManyRequests] != 1000-rsCalls {
+		t.Errorf("statuses %v for %d RS calls: each verified one is 401, every other one 429", statuses, rsCalls)
+	}
+
+	type outcome struct{ Known, OtherClient int }
+	got := outcome{
+		Known:       post(t, env.url, "Bearer "+demodata.GmailToken, toolsCallSchema, from("203.0.113.7")).Status,
+		OtherClient: post(t, env.url, "Bearer "+randomBearer(t), toolsCallSchema, from("203.0.113.8")).Status,
+	}
+	if diff := cmp.Diff(outcome{Known: http.StatusOK, OtherClient: http.StatusUnauthorized}, got); diff != "" {
+		t.Errorf("after the flood (-want +got):\n%s", diff)
+	}
+}
