@@ -77,65 +77,91 @@ func (b *budget) usage() (used, peak int64) {
 	return b.used, b.peak
 }
 
-// firstReadBytes is the first reservation when the RS did not send a
-// Content-Length (chunked answers): big enough for most error bodies and
-// small pages, small enough that a burst of calls does not spend the budget
-// before reading anything.
-const firstReadBytes = 32 << 10
+// reserveStep is the smallest reservation: big enough for most error
+// bodies and small pages, small enough that a burst of calls does not
+// spend the budget before reading anything.
+const reserveStep = 32 << 10
+
+// maxPooledScratch bounds the read buffers kept for reuse, so one huge
+// answer does not pin its buffer.
+const maxPooledScratch = 1 << 20
+
+// scratch holds read buffers for bodies of unknown length (chunked
+// answers): a body is read into one, then copied out at its exact size,
+// so a call allocates what the body is, not the doubling steps to reach it.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, reserveStep); return &b }}
 
 // errBusy is the cause inside CodeBusy errors.
 var errBusy = errors.New("rsclient: response byte budget exhausted")
 
 // readBody reads r whole into memory, at most maxBody bytes, under the
-// budget. contentLength is the announced size, -1 if unknown. On success
-// the caller must call release once it no longer needs the bytes; on error
-// everything is already released.
+// budget: the bytes read are reserved before they are read (in steps of
+// reserveStep or more). contentLength is the announced size, -1 if
+// unknown. On success the caller must call release once it no longer needs
+// the bytes; on error everything is already released.
 func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBody int64) (body []byte, release func(), err error) {
 	if contentLength > maxBody {
 		return nil, nil, tooLarge()
 	}
-	size := int64(firstReadBytes)
+	reserve := int64(reserveStep)
 	if contentLength >= 0 {
-		size = contentLength + 1 // +1 sees EOF without growing
+		reserve = contentLength + 1 // +1 sees EOF without growing
 	}
-	size = min(size, maxBody+1, b.max)
-	if err := b.take(ctx, size); err != nil {
+	reserve = min(reserve, maxBody+1, b.max)
+	if err := b.take(ctx, reserve); err != nil {
 		return nil, nil, busy(err)
 	}
-	held := size
+	held := reserve
 	release = func() { b.give(held) }
-	buf := make([]byte, 0, size)
+	fail := func(err error) ([]byte, func(), error) {
+		release()
+		return nil, nil, err
+	}
+
+	var buf []byte
+	var pooled *[]byte
+	if contentLength >= 0 {
+		buf = make([]byte, 0, reserve)
+	} else {
+		pooled = scratch.Get().(*[]byte)
+		buf = (*pooled)[:0]
+		defer func() {
+			if cap(buf) <= maxPooledScratch {
+				*pooled = buf[:0]
+				scratch.Put(pooled)
+			}
+		}()
+	}
 	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > maxBody {
-				release()
-				return nil, nil, tooLarge()
+		if int64(len(buf)) == held {
+			if held > maxBody {
+				return fail(tooLarge())
 			}
-			grow := min(int64(cap(buf)), maxBody+1-int64(cap(buf)))
-			if !b.tryTake(grow) {
-				release()
-				return nil, nil, busy(nil)
+			more := min(max(held, reserveStep), maxBody+1-held)
+			if !b.tryTake(more) {
+				return fail(busy(nil))
 			}
-			held += grow
-			next := make([]byte, len(buf), int64(cap(buf))+grow)
-			copy(next, buf)
-			buf = next
+			held += more
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // amortised growth
+		}
+		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), held)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			release()
-			return nil, nil, err
+			return fail(err)
 		}
 	}
 	if int64(len(buf)) > maxBody {
-		release()
-		return nil, nil, tooLarge()
+		return fail(tooLarge())
 	}
-	return buf, release, nil
+	if pooled == nil {
+		return buf, release, nil
+	}
+	return append([]byte(nil), buf...), release, nil
 }
 
 // busy: the budget is spent. cause is the context error when the call
