@@ -45,16 +45,20 @@ func FuzzParseFilter(f *testing.F) {
 	})
 }
 
-// FuzzDecodeSearchCursor: arbitrary cursors never panic and decode only
-// to in-range states.
+// FuzzDecodeSearchCursor: arbitrary payloads never panic and decode only
+// to in-range states, and only from their one canonical spelling.
 func FuzzDecodeSearchCursor(f *testing.F) {
-	f.Add(encodeSearchCursor(searchCursor{V: 1, H: "h", S: []sourceState{{K: "abcdefgh", C: "c", O: 3, R: 9}}}))
-	f.Add("")
-	f.Add("eyJ2IjoxfQ")
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := decodeSearchCursor(s)
+	f.Add(encodeSearchCursor(searchCursor{V: 1, H: "h", S: []sourceState{{K: "abcdefgh", C: "c", O: 3, R: 9}},
+		A: searchShape{Q: "roadmap", Mode: "lexical", Streams: []string{"messages"}, Limit: 5}}))
+	f.Add([]byte(""))
+	f.Add([]byte(`{"v":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := decodeSearchCursor(b)
 		if err != nil {
 			return
+		}
+		if string(encodeSearchCursor(c)) != string(b) {
+			t.Fatalf("non-canonical payload %q accepted", b)
 		}
 		if c.V != 1 {
 			t.Fatalf("version %d accepted", c.V)
@@ -63,6 +67,32 @@ func FuzzDecodeSearchCursor(f *testing.F) {
 			if st.O < 0 || st.R < 0 || st.O > 10000 {
 				t.Fatalf("out-of-range state %+v", st)
 			}
+		}
+	})
+}
+
+// FuzzDecodeRecordsCursor: a payload decodes only when it is exactly the
+// encoding of the state it decodes to, and the state is bounded.
+func FuzzDecodeRecordsCursor(f *testing.F) {
+	for _, c := range []recordsCursor{
+		{Stream: "messages", Grant: "abcdefgh", RS: "eyJhIjoxfQ==", Shape: recordsShape{Limit: 5}},
+		{Stream: "messages", Conn: "cin_1", Grant: "g", Since: "tok", Changes: true,
+			Shape: recordsShape{Fields: []string{"subject"}, Filter: json.RawMessage(`{"a":1}`)}},
+		{Stream: "s", Grant: "g", RS: "not base64!", Shape: recordsShape{Order: "asc", Sort: "-t"}},
+	} {
+		f.Add(c.encode())
+	}
+	f.Add([]byte{1, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, ok := decodeRecordsCursor(b)
+		if !ok {
+			return
+		}
+		if got := c.encode(); string(got) != string(b) {
+			t.Fatalf("decoded a non-canonical payload %q (canonical %q)", b, got)
+		}
+		if c.Shape.Limit < 0 || c.Shape.Limit > 100 {
+			t.Fatalf("limit %d out of range", c.Shape.Limit)
 		}
 	})
 }

@@ -3,13 +3,16 @@ package adapter
 // Instructions is the server guidance sent once in `initialize`. Shared
 // rules live here instead of in every tool description (R-2). The first 512
 // characters stand alone (some hosts show only those): grant scope, schema
-// first, connection_id, typed filters, paging.
+// first, connection_id, paging by cursor alone, and filters only where
+// schema advertises operators (the real RS refuses every client-token
+// filter, D14, so they are not the first move).
 const Instructions = "PDPP tools read one person's data through a grant-scoped token; " +
-	"results never exceed the grant. Start with `schema` (index of connectors, connections, streams), " +
-	"then `schema(stream)` for fields, filter operators, sort, aggregations. " +
-	"When a stream exists under several sources, pass `connection_id` from schema or from an " +
-	"`available_connections` error. Filters are typed objects, e.g. {\"field\":\"v\"} or " +
-	"{\"field\":{\"gte\":1}}, never strings. Page with `limit` and `next_cursor`; narrow with `fields`.\n" +
+	"results never exceed the grant. Start with `schema` (the index), then `schema(stream)` for fields, " +
+	"sort, search and aggregations, or what to try instead. " +
+	"When a stream exists under several sources, pass `connection_id` from schema or an " +
+	"`available_connections` error. Page with `limit`, then `cursor` = the printed next_cursor alone. " +
+	"Narrow with `search`, `sort`, `fields`, `aggregate`; use typed `filter` objects only where schema lists operators.\n" +
+	"next_changes_since is the bookmark after a changes feed's last page. " +
 	"Search hit ids are self-contained handles: pass them unchanged to `fetch`, or to " +
 	"`read_record_field` for bounded windows of long text, and follow the printed continuation " +
 	"arguments to read on. Prefer `aggregate` over paging when you need counts, sums or buckets. " +

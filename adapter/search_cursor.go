@@ -1,10 +1,12 @@
 package adapter
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -24,7 +26,26 @@ type searchCursor struct {
 	V int           `json:"v"`
 	H string        `json:"h"` // binds the cursor to the query arguments
 	S []sourceState `json:"s"`
+	A searchShape   `json:"a"` // the arguments, so the next page needs only cursor
 }
+
+// searchShape are the search arguments a cursor continues; limit may
+// change between pages (the per-source positions do not depend on it).
+type searchShape struct {
+	Q       string          `json:"q"`
+	Mode    string          `json:"m"`
+	Streams []string        `json:"st,omitempty"`
+	Filter  json.RawMessage `json:"f,omitempty"`
+	Conn    string          `json:"c,omitempty"`
+	Limit   int             `json:"l,omitempty"`
+}
+
+func (a searchArgs) shape() searchShape {
+	return searchShape{Q: a.Q, Mode: a.Mode, Streams: a.Streams, Filter: canonicalJSON(a.Filter), Conn: a.ConnectionID, Limit: a.Limit}
+}
+
+// searchCursorPurpose separates search cursors from other sealed values.
+const searchCursorPurpose = "search page v1"
 
 // queryHash binds a composite cursor to the search arguments it pages.
 // limit is left out: the saved positions are per-source offsets, so a
@@ -35,21 +56,62 @@ func queryHash(a searchArgs, filter rsclient.Filter) string {
 	return base64.RawURLEncoding.EncodeToString(h[:9])
 }
 
-func encodeSearchCursor(c searchCursor) string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
+// sealSearchCursor is the printed next_cursor of a search page.
+func (s *Server) sealSearchCursor(c searchCursor) string {
+	return s.cfg.CursorKey.SealPayload(searchCursorPurpose, encodeSearchCursor(c))
 }
 
-func decodeSearchCursor(s string) (searchCursor, error) {
+// openSearchCursor verifies a printed search cursor and folds its
+// arguments into the call: a repeated argument must equal the cursor's,
+// an omitted one is taken from it.
+func (s *Server) openSearchCursor(a *searchArgs) (*searchCursor, *toolError) {
+	raw, err := s.cfg.CursorKey.OpenPayload(searchCursorPurpose, "cursor", a.Cursor)
+	if err != nil {
+		return nil, cursorError("cursor", err.Error())
+	}
+	c, err := decodeSearchCursor(raw)
+	if err != nil {
+		return nil, cursorError("cursor", "cursor has an unsupported format; repeat the first search without it")
+	}
+	want := c.A
+	differs := func(param string, given, equal bool) *toolError {
+		if given && !equal {
+			return cursorError(param, param+" differs from the search this cursor continues; omit it (the cursor keeps q, mode, streams, filter and connection_id; limit may change) or repeat the search without cursor")
+		}
+		return nil
+	}
+	for _, te := range []*toolError{
+		differs("q", a.Q != "", a.Q == want.Q),
+		differs("mode", a.Mode != "", a.Mode == want.Mode),
+		differs("streams", a.Streams != nil, slices.Equal(a.Streams, want.Streams)),
+		differs("filter", a.Filter != nil, bytes.Equal(canonicalJSON(a.Filter), want.Filter)),
+		differs("connection_id", a.ConnectionID != "", a.ConnectionID == want.Conn),
+	} {
+		if te != nil {
+			return nil, te
+		}
+	}
+	a.Q, a.Mode, a.Streams, a.Filter, a.ConnectionID = want.Q, want.Mode, want.Streams, want.Filter, want.Conn
+	if a.Limit == 0 {
+		a.Limit = want.Limit
+	}
+	return &c, nil
+}
+
+func encodeSearchCursor(c searchCursor) []byte {
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// decodeSearchCursor is the strict inverse of encodeSearchCursor: unknown
+// members, out-of-range positions or any other spelling of the same state
+// are refused.
+func decodeSearchCursor(b []byte) (searchCursor, error) {
 	var c searchCursor
-	if len(s) > 8192 {
+	if len(b) > 8192 {
 		return c, fmt.Errorf("cursor too long")
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return c, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return c, err
@@ -61,6 +123,9 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 		if st.O < 0 || st.R < 0 || st.O > 10000 {
 			return c, fmt.Errorf("cursor out of range")
 		}
+	}
+	if !bytes.Equal(encodeSearchCursor(c), b) {
+		return c, fmt.Errorf("cursor not canonical")
 	}
 	return c, nil
 }

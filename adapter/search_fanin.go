@@ -41,7 +41,7 @@ type searchPage struct {
 
 // searchFanIn runs one merged search page across the source set (R-7,
 // Grants that could not be read are warnings on the page.
-func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter) (*searchPage, *toolError) {
+func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, prev *searchCursor) (*searchPage, *toolError) {
 	sources, te := set.searchSources(a)
 	if te != nil {
 		return nil, te
@@ -52,9 +52,9 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	for i, src := range sources {
 		state[i].K = src.grant.Key[:8]
 	}
-	if a.Cursor != "" {
-		c, err := decodeSearchCursor(a.Cursor)
-		if err != nil || c.H != hash || len(c.S) != len(sources) {
+	if prev != nil {
+		c := *prev
+		if c.H != hash || len(c.S) != len(sources) {
 			return nil, newAdapterError("invalid_cursor", "this search cursor belongs to other search arguments: keep q (or query), mode, streams, filter and connection_id as on the first page (limit may change), or repeat the search without cursor", field{"param", "cursor"})
 		}
 		for i := range c.S {
@@ -121,7 +121,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		}
 	}
 	if page.hasMore {
-		page.nextCursor = encodeSearchCursor(searchCursor{V: 1, H: hash, S: state})
+		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
 	}
 	conns := map[string]bool{}
 	for _, h := range page.hits {

@@ -167,8 +167,10 @@ func TestSearchCursorIsBoundToArguments(t *testing.T) {
 		t.Fatal("no cursor")
 	}
 	for name, args := range map[string]map[string]any{
-		"other query": {"q": "roadmap", "limit": 3, "cursor": m[1]},
-		"garbage":     {"q": "invoice", "limit": 3, "cursor": "not-a-cursor"},
+		"other query":   {"q": "roadmap", "limit": 3, "cursor": m[1]},
+		"other streams": {"q": "invoice", "streams": []string{"messages"}, "cursor": m[1]},
+		"garbage":       {"q": "invoice", "limit": 3, "cursor": "not-a-cursor"},
+		"tampered":      {"cursor": m[1][:12] + flip(m[1][12]) + m[1][13:]},
 	} {
 		r := e.c.call("search", args)
 		if got := r.errorCode(t); got != "invalid_cursor" {
@@ -181,6 +183,13 @@ func TestSearchCursorIsBoundToArguments(t *testing.T) {
 	// limit is not part of the binding: a later page may be larger.
 	if r := e.c.call("search", map[string]any{"q": "invoice", "limit": 4, "cursor": m[1]}); r.IsError {
 		t.Errorf("changing limit broke paging: %s", r.text())
+	}
+	// The cursor alone continues the search (it carries q and the rest);
+	// a different limit only changes the page size.
+	for _, args := range []map[string]any{{"cursor": m[1]}, {"cursor": m[1], "limit": 5}} {
+		if r := e.c.call("search", args); r.IsError || !strings.Contains(r.text(), "first_fetch_id=") {
+			t.Errorf("search %v: %s", args, r.text())
+		}
 	}
 }
 

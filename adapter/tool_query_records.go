@@ -12,9 +12,10 @@ import (
 var queryRecordsTool = toolSpec{
 	Name:  "query_records",
 	Title: "Query PDPP records",
-	Description: "Read one stream's records, newest first by its sort field. " +
-		"Page with cursor=next_cursor; sort only on the schema's sort field; count:\"exact\" adds a total; " +
-		"fields narrows payloads; changes_since (\"beginning\" or next_changes_since) reads changes. " +
+	Description: "Read one stream's records. Continue with cursor=next_cursor alone (same stream and connection_id; " +
+		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
+		"next_changes_since appears on the last page only, as the bookmark for the next read. " +
+		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
 		"Text previews records with fetch ids and every paging handle.",
 	Handle: handleQueryRecords,
 }
@@ -43,6 +44,14 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}
+	var prev *recordsCursor
+	if a.Cursor != "" {
+		c, e := s.openRecordsCursor(&a)
+		if e != nil {
+			return errorResult(e)
+		}
+		prev = c
+	}
 	filter, e := parseFilter(a.Filter)
 	if e != nil {
 		return errorResult(e)
@@ -60,9 +69,17 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		return set.annotate(errorResult(e))
 	}
 	q := rsclient.RecordsQuery{
-		Stream: a.Stream, Limit: a.Limit, Cursor: a.Cursor, Order: a.Order, Count: a.Count,
+		Stream: a.Stream, Limit: a.Limit, Order: a.Order, Count: a.Count,
 		Fields: a.Fields, View: a.View, Expand: a.Expand, ExpandLimit: expandLimit,
 		ChangesSince: a.ChangesSince, ConnectionID: a.ConnectionID, Filter: filter,
+	}
+	if prev != nil {
+		if prev.Grant != grantTag(g) {
+			return set.annotate(errorResult(cursorError("cursor", "this cursor was issued under another grant; repeat the first call without it")))
+		}
+		// Only the RS's own continuation: a changes_since beside its
+		// cursor would restart the session (D3).
+		q.Cursor, q.ChangesSince = prev.RS, prev.Since
 	}
 	if a.Sort != "" {
 		q.Sort = []string{a.Sort}
@@ -71,6 +88,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if err != nil {
 		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
+	s.nextRecordsCursor(list, a, prev, g)
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
 	res := textResult(page.text(), page.structured())
 	res.Content = append(res.Content, page.resourceLinks()...)

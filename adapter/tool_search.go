@@ -16,7 +16,7 @@ var searchTool = toolSpec{
 	Name:  "search",
 	Title: "Search PDPP records",
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
-		"limit caps merged hits across all sources (default 25); page with cursor=next_cursor. " +
+		"limit caps merged hits across all sources (default 25); continue with cursor=next_cursor alone (it keeps q). " +
 		"Each hit id is a self-contained fetch handle; first_fetch_id is printed first.",
 	Handle: handleSearch,
 }
@@ -36,6 +36,17 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	var a searchArgs
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
+	}
+	var prev *searchCursor
+	if a.Cursor != "" {
+		if a.Q == "" {
+			a.Q, a.Query = a.Query, ""
+		}
+		c, te := s.openSearchCursor(&a)
+		if te != nil {
+			return errorResult(te)
+		}
+		prev = c
 	}
 	if e := a.searchText(); e != nil {
 		return errorResult(e)
@@ -69,7 +80,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return errorResult(te)
 	}
-	page, te := s.searchFanIn(ctx, set, a, filter)
+	page, te := s.searchFanIn(ctx, set, a, filter, prev)
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
