@@ -78,62 +78,106 @@ func (g pkgGraph) closure(pkg string) []string {
 	})
 }
 
+// leaves are the adapter's leaf packages.
+var leaves = []string{"rsclient", "schemaindex", "contentladder"}
+
+// layerRule: the production imports (transitively) of the packages it
+// applies to must be allowed by it.
+type layerRule struct {
+	appliesTo func(pkg string) bool
+	allows    func(pkg, dep string) bool
+	why       string
+}
+
+func under(dirs ...string) func(string) bool {
+	return func(pkg string) bool { return withinAny(pkg, dirs...) }
+}
+
+// isLeaf: the mock RS lives under rsclient but is no leaf of the adapter.
+// The shared utilities (one cache mechanism) are leaves every layer may use.
+func isLeaf(dep string) bool {
+	return (withinAny(dep, leaves...) && !within(dep, "rsclient/rstest")) || withinAny(dep, sharedUtilities...)
+}
+
+// layerRules are checked in order; a dependency reports the first rule it
+// breaks.
+var layerRules = []layerRule{
+	{under(leaves...), func(pkg, dep string) bool {
+		return within(dep, strings.SplitN(pkg, "/", 2)[0]) || withinAny(dep, sharedUtilities...)
+	}, "rsclient, schemaindex and contentladder import no other project package"},
+	{under("bearerauth"), func(_, dep string) bool {
+		return withinAny(dep, "bearerauth") || withinAny(dep, sharedUtilities...)
+	}, "bearerauth imports no other project package"},
+	{under(sharedUtilities...), func(pkg, dep string) bool { return within(dep, pkg) },
+		"shared utilities import no other project package"},
+	{under("adapter"), func(_, dep string) bool { return within(dep, "adapter") || isLeaf(dep) },
+		"adapter imports only rsclient, schemaindex and contentladder"},
+	{under("hosted"), func(_, dep string) bool { return withinAny(dep, "hosted", "adapter", "bearerauth") || isLeaf(dep) },
+		"hosted imports only adapter, bearerauth and the leaves"},
+	{under("rsclient/rstest"), func(_, dep string) bool { return within(dep, "rsclient/rstest") },
+		"rsclient/rstest imports nothing of the adapter side"},
+}
+
 // importViolations returns one line per broken rule, sorted.
 func importViolations(g pkgGraph) []string {
 	var out []string
 	report := func(pkg, dep, rule string) {
 		out = append(out, pkg+" imports "+dep+": "+rule)
 	}
-	leaves := []string{"rsclient", "schemaindex", "contentladder"}
-	// isLeaf: the mock RS lives under rsclient but is no leaf of the adapter.
-	// The shared utilities (one cache mechanism) are leaves every layer may use.
-	isLeaf := func(dep string) bool {
-		return (withinAny(dep, leaves...) && !within(dep, "rsclient/rstest")) || withinAny(dep, sharedUtilities...)
-	}
 	for pkg := range g.imports {
 		closure := g.closure(pkg)
 		for _, dep := range closure {
-			switch {
-			case withinAny(pkg, leaves...) && !within(dep, strings.SplitN(pkg, "/", 2)[0]) && !withinAny(dep, sharedUtilities...):
-				report(pkg, dep, "rsclient, schemaindex and contentladder import no other project package")
-			case within(pkg, "bearerauth") && !within(dep, "bearerauth") && !withinAny(dep, sharedUtilities...):
-				report(pkg, dep, "bearerauth imports no other project package")
-			case withinAny(pkg, sharedUtilities...) && !within(dep, pkg):
-				report(pkg, dep, "shared utilities import no other project package")
-			case within(pkg, "adapter") && !within(dep, "adapter") && !isLeaf(dep):
-				report(pkg, dep, "adapter imports only rsclient, schemaindex and contentladder")
-			case within(pkg, "hosted") && !withinAny(dep, "hosted", "adapter", "bearerauth") && !isLeaf(dep):
-				report(pkg, dep, "hosted imports only adapter, bearerauth and the leaves")
-			case within(pkg, "rsclient/rstest") && (withinAny(dep, "adapter", "schemaindex", "contentladder") || !within(dep, "rsclient/rstest")):
-				report(pkg, dep, "rsclient/rstest imports nothing of the adapter side")
+			if i := slices.IndexFunc(layerRules, func(r layerRule) bool { return r.appliesTo(pkg) && !r.allows(pkg, dep) }); i >= 0 {
+				report(pkg, dep, layerRules[i].why)
 			}
 		}
-		if withinAny(pkg, append(slices.Concat(leaves, sharedUtilities), "bearerauth")...) {
-			for _, p := range append([]string{pkg}, closure...) {
-				for _, ext := range g.external[p] {
-					if slices.ContainsFunc(mcpModules, func(m string) bool { return within(ext, m) }) {
-						report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities")
-					}
-				}
-			}
+		for _, ext := range mcpImports(g, pkg, closure) {
+			report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities")
 		}
 	}
 	for _, m := range []map[string][]string{g.imports, g.testImports} {
 		for pkg, deps := range m {
 			for _, dep := range deps {
-				for _, top := range []string{"e2e", "cmd"} {
-					if within(dep, top) && !within(pkg, top) {
-						report(pkg, dep, "nothing imports "+top)
-					}
-				}
-				if within(dep, "internal/credcache") && !withinAny(pkg, "internal/credcache", "cmd", "e2e") {
-					report(pkg, dep, "only cmd (and e2e) use internal/credcache")
+				if why := testOrProdImportRule(pkg, dep); why != "" {
+					report(pkg, dep, why)
 				}
 			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// mcpImports lists the MCP SDK packages that pkg, a package that must not
+// carry MCP types, reaches through its own or its dependencies' imports.
+func mcpImports(g pkgGraph, pkg string, closure []string) []string {
+	if !withinAny(pkg, append(slices.Concat(leaves, sharedUtilities), "bearerauth")...) {
+		return nil
+	}
+	var out []string
+	for _, p := range append([]string{pkg}, closure...) {
+		for _, ext := range g.external[p] {
+			if slices.ContainsFunc(mcpModules, func(m string) bool { return within(ext, m) }) {
+				out = append(out, ext)
+			}
+		}
+	}
+	return out
+}
+
+// testOrProdImportRule is the rule a direct import breaks in test and
+// production code alike ("" when none): nothing imports e2e or cmd, and
+// only cmd and e2e use the credential cache.
+func testOrProdImportRule(pkg, dep string) string {
+	for _, top := range []string{"e2e", "cmd"} {
+		if within(dep, top) && !within(pkg, top) {
+			return "nothing imports " + top
+		}
+	}
+	if within(dep, "internal/credcache") && !withinAny(pkg, "internal/credcache", "cmd", "e2e") {
+		return "only cmd (and e2e) use internal/credcache"
+	}
+	return ""
 }
 
 // moduleRoot walks up from the package directory to go.mod.
@@ -155,37 +199,46 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
+// skipDir names directories that hold no package of the module.
+func skipDir(name string) bool {
+	return name == "testdata" || name == "vendor" || name == "node_modules" ||
+		strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// project keeps the module's own import paths, module-relative.
+func project(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == modulePath {
+			out = append(out, ".")
+		} else if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// outside keeps the imports of other modules (a dot in the first path
+// element; the standard library has none).
+func outside(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p != modulePath && !strings.HasPrefix(p, modulePath+"/") && strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // readGraph reads the import graph of every package under root.
 func readGraph(t *testing.T, root string) pkgGraph {
 	t.Helper()
 	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}, external: map[string][]string{}}
-	outside := func(paths []string) []string {
-		var out []string
-		for _, p := range paths {
-			if p != modulePath && !strings.HasPrefix(p, modulePath+"/") && strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	project := func(paths []string) []string {
-		var out []string
-		for _, p := range paths {
-			if p == modulePath {
-				out = append(out, ".")
-			} else if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
-				out = append(out, rel)
-			}
-		}
-		return out
-	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
-		name := d.Name()
-		if path != root && (name == "testdata" || name == "vendor" || name == "node_modules" ||
-			strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+		if path != root && skipDir(d.Name()) {
 			return filepath.SkipDir
 		}
 		pkg, err := build.ImportDir(path, build.ImportComment)
