@@ -37,15 +37,21 @@ const (
 	prmPath             = "/.well-known/oauth-protected-resource"
 	// authCheckTimeout bounds how long a request waits for its token kind.
 	authCheckTimeout = 10 * time.Second
+	// metadataWait bounds how long a metadata request waits for the RS's
+	// own document (its authorization servers).
+	metadataWait = 2 * time.Second
 )
 
 // Options configures the hosted Streamable HTTP surface. The zero
-// value is a safe loopback setup: origin from the Host header, browser
+// value is a safe loopback setup: origin from the listener's address (never
+// the Host header), browser
 // origins limited to loopback, token kind from the RS schema probe.
 type Options struct {
 	// PublicURL is the origin clients use (https://host[:port]); metadata,
 	// challenges, the Origin allowlist and the JWT audience name it.
-	// Empty: derived from each request (see TrustedProxies).
+	// Empty: X-Forwarded-Proto/Host from a TrustedProxies peer, else the
+	// address the connection arrived on (set PublicURL whenever clients
+	// reach the server by a name or through a proxy).
 	PublicURL string
 	// AllowedOrigins are browser origins allowed to call /mcp besides the
 	// public origin itself (DNS-rebinding protection).
@@ -284,7 +290,9 @@ func bearerToken(values []string) (string, bool) {
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	servers := h.opts.AuthorizationServers
 	if len(servers) == 0 {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		// The RS's document is cached and fetched once for all callers;
+		// an unauthenticated request waits for it at most metadataWait.
+		ctx, cancel := context.WithTimeout(r.Context(), metadataWait)
 		defer cancel()
 		if prm, err := h.a.ProtectedResourceMetadata(ctx); err == nil {
 			servers = prm.AuthorizationServers

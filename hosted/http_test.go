@@ -1,8 +1,10 @@
 package hosted_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -183,33 +185,42 @@ func (zeroReader) Read(p []byte) (int, error) {
 func TestHostedOriginWithoutPublicURL(t *testing.T) {
 	t.Parallel()
 	h, _ := newHandler(t, hosted.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	loopback := netip.MustParseAddrPort("127.0.0.1:7670")
+	private := netip.MustParseAddrPort("10.0.0.5:8080")
 	cases := []struct {
 		name          string
+		listener      netip.AddrPort // the address the connection arrived on
 		remote, host  string
 		fwd           map[string]string
 		origin        string
 		wantStatus    int
 		wantChallenge string
 	}{
-		{"loopback same origin", "127.0.0.1:5000", "127.0.0.1:7670", nil, "http://127.0.0.1:7670", 401,
+		{"loopback same origin", loopback, "127.0.0.1:5000", "127.0.0.1:7670", nil, "http://127.0.0.1:7670", 401,
 			`Bearer resource_metadata="http://127.0.0.1:7670/.well-known/oauth-protected-resource/mcp"`},
-		{"localhost same origin", "127.0.0.1:5000", "localhost:7670", nil, "http://localhost:7670", 401,
-			`Bearer resource_metadata="http://localhost:7670/.well-known/oauth-protected-resource/mcp"`},
-		{"rebinding: Origin matches a non-loopback Host", "192.0.2.7:5000", "evil.example", nil, "http://evil.example", 403, ""},
-		{"untrusted peer's forwarded headers ignored", "192.0.2.7:5000", "mcp.internal:8080",
+		{"localhost origin on the listener's port", loopback, "127.0.0.1:5000", "localhost:7670", nil, "http://localhost:7670", 401,
+			`Bearer resource_metadata="http://127.0.0.1:7670/.well-known/oauth-protected-resource/mcp"`},
+		{"loopback origin on another port", loopback, "127.0.0.1:5000", "localhost:7670", nil, "http://localhost:3000", 403, ""},
+		// Issue 13.9: the Host header is never reflected into challenges or
+		// metadata; the listener's address is named instead.
+		{"Host header not reflected", loopback, "127.0.0.1:5000", "evil.example", nil, "", 401,
+			`Bearer resource_metadata="http://127.0.0.1:7670/.well-known/oauth-protected-resource/mcp"`},
+		{"rebinding: Origin matches a non-loopback Host", private, "192.0.2.7:5000", "evil.example", nil, "http://evil.example", 403, ""},
+		{"untrusted peer's forwarded headers ignored", private, "192.0.2.7:5000", "mcp.internal:8080",
 			map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"}, "", 401,
-			`Bearer resource_metadata="http://mcp.internal:8080/.well-known/oauth-protected-resource/mcp"`},
-		{"trusted proxy's forwarded headers used", "10.1.2.3:5000", "mcp.internal:8080",
+			`Bearer resource_metadata="http://10.0.0.5:8080/.well-known/oauth-protected-resource/mcp"`},
+		{"trusted proxy's forwarded headers used", private, "10.1.2.3:5000", "mcp.internal:8080",
 			map[string]string{"X-Forwarded-Proto": "https, http", "X-Forwarded-Host": "mcp.example.org"}, "", 401,
 			`Bearer resource_metadata="https://mcp.example.org/.well-known/oauth-protected-resource/mcp"`},
-		{"trusted proxy, injected quote ignored", "10.1.2.3:5000", "mcp.internal:8080",
+		{"trusted proxy, injected quote ignored", private, "10.1.2.3:5000", "mcp.internal:8080",
 			map[string]string{"X-Forwarded-Host": `evil"x`}, "", 401,
-			`Bearer resource_metadata="http://mcp.internal:8080/.well-known/oauth-protected-resource/mcp"`},
+			`Bearer resource_metadata="http://10.0.0.5:8080/.well-known/oauth-protected-resource/mcp"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req := httptest.NewRequestWithContext(t.Context(), "POST", "http://"+tc.host+"/mcp", strings.NewReader(toolsList))
+			ctx := context.WithValue(t.Context(), http.LocalAddrContextKey, net.TCPAddrFromAddrPort(tc.listener))
+			req := httptest.NewRequestWithContext(ctx, "POST", "http://"+tc.host+"/mcp", strings.NewReader(toolsList))
 			req.RemoteAddr, req.Host = tc.remote, tc.host
 			req.Header.Set("Content-Type", "application/json")
 			if tc.origin != "" {

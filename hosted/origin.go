@@ -9,13 +9,15 @@ import (
 )
 
 // origin is the public origin for this request: the configured PublicURL,
-// else X-Forwarded-Proto/Host from a trusted proxy, else the request's own
-// scheme and Host.
+// else X-Forwarded-Proto/Host from a trusted proxy, else the address the
+// connection arrived on (the listener's, e.g. 127.0.0.1:8080). The Host
+// header is never used: a client, or a DNS-rebinding page, chooses it, and
+// it would then be named in the metadata and challenges as the resource.
 func (h *hosted) origin(r *http.Request) string {
 	if h.opts.PublicURL != "" {
 		return h.opts.PublicURL
 	}
-	scheme, host := "http", r.Host
+	scheme, host := "http", localHost(r)
 	if r.TLS != nil {
 		scheme = "https"
 	}
@@ -28,6 +30,18 @@ func (h *hosted) origin(r *http.Request) string {
 		}
 	}
 	return scheme + "://" + host
+}
+
+// localHost is host:port of the listener that accepted r's connection
+// (net/http always records it); "localhost" for a handler driven without
+// a server.
+func localHost(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ap, err := netip.ParseAddrPort(a.String()); err == nil {
+			return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+		}
+	}
+	return "localhost"
 }
 
 func (h *hosted) metadataURL(r *http.Request) string { return h.origin(r) + prmPath + mcpPath }
@@ -72,10 +86,10 @@ func validHostPort(s string) bool {
 
 // originAllowed is the DNS-rebinding check. No Origin (non-browser
 // clients) passes. A browser Origin passes when it is the configured
-// public origin or in AllowedOrigins. Without a PublicURL, the origin
-// derived from the request passes only when its host is loopback: a
-// rebinding page controls the Host header, so matching it proves nothing
-// elsewhere (and mcp-go rejects non-loopback Hosts on loopback listeners).
+// public origin or in AllowedOrigins. Without a PublicURL, a loopback
+// Origin (localhost or a loopback IP) on the listener's own port passes
+// when the derived origin is loopback too: a rebinding page's Origin names
+// its own (non-loopback) host.
 func (h *hosted) originAllowed(r *http.Request) bool {
 	vals := r.Header.Values("Origin")
 	if len(vals) == 0 {
@@ -93,12 +107,18 @@ func (h *hosted) originAllowed(r *http.Request) bool {
 	if h.opts.PublicURL != "" {
 		return strings.EqualFold(o, h.opts.PublicURL)
 	}
-	self := h.origin(r)
-	if !strings.EqualFold(o, self) {
+	selfScheme, selfHost, _ := strings.Cut(h.origin(r), "://")
+	oScheme, oHost, ok := strings.Cut(o, "://")
+	if !ok || !strings.EqualFold(oScheme, selfScheme) || !loopbackHost(selfHost) || !loopbackHost(oHost) {
 		return false
 	}
-	host := self[strings.Index(self, "://")+3:]
-	if hn, _, err := net.SplitHostPort(host); err == nil {
+	return port(oHost, oScheme) == port(selfHost, selfScheme)
+}
+
+// loopbackHost reports whether host[:port] names this machine.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if hn, _, err := net.SplitHostPort(hostport); err == nil {
 		host = hn
 	}
 	host = strings.Trim(host, "[]")
@@ -107,6 +127,17 @@ func (h *hosted) originAllowed(r *http.Request) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// port is the port of host[:port], or the scheme's default.
+func port(hostport, scheme string) string {
+	if _, p, err := net.SplitHostPort(hostport); err == nil {
+		return p
+	}
+	if strings.EqualFold(scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // isJSONContentType accepts application/json with any parameters.

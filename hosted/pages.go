@@ -37,7 +37,7 @@ var (
 
 // safeURL accepts the URLs the pages print inside shell commands and JSON:
 // scheme, host, port and plain path characters only. The origin can come
-// from the request's Host header, so anything a shell would interpret is
+// from a trusted proxy's X-Forwarded-Host, so anything a shell would interpret is
 // refused rather than escaped.
 var safeURL = regexp.MustCompile(`^https?://[A-Za-z0-9.\-\[\]:]+(/[A-Za-z0-9._~\-/]*)?$`)
 

@@ -253,8 +253,8 @@ func TestLLMsTxtToolsMatchCatalog(t *testing.T) {
 }
 
 // TestSetupPagesMethodsAndOrigin: GET/HEAD only, the bare origin redirects
-// to /connect, and a Host that is unsafe to print in a shell command is
-// refused instead of rendered.
+// to /connect, and without a public URL the Host header is never rendered
+// (issue 13.9): the pages name the listener's own address.
 func TestSetupPagesMethodsAndOrigin(t *testing.T) {
 	t.Parallel()
 	hs := startPagesServer(t, "")
@@ -270,8 +270,8 @@ func TestSetupPagesMethodsAndOrigin(t *testing.T) {
 			wantHeader: map[string]string{"Cache-Control": "no-store"}},
 		{name: "root redirects", method: http.MethodGet, path: "/", wantStatus: http.StatusSeeOther,
 			wantHeader: map[string]string{"Location": "/connect"}},
-		{name: "unsafe host", method: http.MethodGet, path: "/connect", host: "evil$(id)", wantStatus: http.StatusBadRequest},
-		{name: "host-derived origin", method: http.MethodGet, path: "/llms.txt", host: "mcp.example:8443", wantStatus: http.StatusOK},
+		{name: "unsafe host", method: http.MethodGet, path: "/connect", host: "evil$(id)", wantStatus: http.StatusOK},
+		{name: "Host not reflected", method: http.MethodGet, path: "/llms.txt", host: "mcp.example:8443", wantStatus: http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -290,8 +290,8 @@ func TestSetupPagesMethodsAndOrigin(t *testing.T) {
 			if tc.wantEmptyBody && got.body != "" {
 				t.Errorf("HEAD returned a body of %d bytes", len(got.body))
 			}
-			if tc.host == "mcp.example:8443" && !strings.Contains(got.body, "MCP URL: http://mcp.example:8443/mcp") {
-				t.Errorf("host-derived origin not used:\n%s", got.body)
+			if tc.host == "mcp.example:8443" && (strings.Contains(got.body, "mcp.example") || !strings.Contains(got.body, "MCP URL: "+hs.URL+"/mcp")) {
+				t.Errorf("Host header reflected instead of the listener address:\n%s", got.body)
 			}
 			if tc.host == "evil$(id)" && strings.Contains(got.body, "$(id)") {
 				t.Errorf("unsafe host echoed: %q", got.body)

@@ -195,7 +195,7 @@ func parseServeFlags(args []string, env func(string) string, stdout, stderr io.W
 	addr := str("addr", "PDPP_MCP_ADDR", "127.0.0.1:7670", "listen address HOST:PORT")
 	metricsAddr := str("metrics-addr", "PDPP_MCP_METRICS_ADDR", "", "serve /metrics on this HOST:PORT only (default: /metrics on --addr)")
 	shutdown := str("shutdown-timeout", "PDPP_MCP_SHUTDOWN_TIMEOUT", defaultShutdownTimeout.String(), "how long in-flight requests may finish after SIGTERM")
-	publicURL := str("public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: from the request)")
+	publicURL := str("public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: a trusted proxy's X-Forwarded-Host, else the listen address; never the Host header)")
 	origins := str("allowed-origins", "PDPP_MCP_ALLOWED_ORIGINS", "", "comma-separated browser origins allowed besides the public origin")
 	proxies := str("trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
 	asServers := str("authorization-servers", "PDPP_MCP_AUTHORIZATION_SERVERS", "", "comma-separated authorization servers to advertise (default: the RS's)")

@@ -1,0 +1,78 @@
+package hosted_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+)
+
+// Issue 13.1: while the RS's metadata never answers, concurrent
+// unauthenticated GETs of the protected-resource metadata share one RS
+// fetch instead of queueing behind a lock; each is answered within one
+// bounded wait, and the failure is remembered so later GETs cost nothing.
+func TestMetadataGETsDoNotQueueBehindSlowRS(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true})
+	rs.Server.SetFaults(&rstest.Faults{PathPrefix: "/.well-known/oauth-protected-resource", Latency: time.Minute})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{PublicURL: publicURL}))
+	t.Cleanup(hs.Close)
+
+	const callers = 6
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(hs.URL + "/.well-known/oauth-protected-resource/mcp")
+			if err != nil {
+				t.Errorf("GET %d: %v", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			var doc struct {
+				Resource string `json:"resource"`
+			}
+			if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&doc) != nil || doc.Resource != publicURL+"/mcp" {
+				t.Errorf("GET %d: status %d, resource %q", i, resp.StatusCode, doc.Resource)
+			}
+		}()
+	}
+	wg.Wait()
+	// Each waits at most 2 s, less than one RS deadline (5 s here); queued
+	// behind one another they would take six (30 s).
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("%d concurrent metadata GETs took %v", callers, took)
+	}
+	if n := prmRequests(rs); n != 1 {
+		t.Errorf("the RS was asked for its metadata %d times, want 1 shared fetch", n)
+	}
+}
+
+func prmRequests(rs *testenv.RS) int {
+	n := 0
+	for _, r := range rs.Server.Requests() {
+		if strings.HasPrefix(r.Path, "/.well-known/oauth-protected-resource") {
+			n++
+		}
+	}
+	return n
+}
