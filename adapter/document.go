@@ -71,7 +71,15 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 	if rec.EmittedAt != "" {
 		meta = append(meta, field{"emitted_at", rec.EmittedAt})
 	}
+	var lines string
+	if len(fields) > 0 {
+		lines = fieldLines(ref, members, fields, textField)
+	}
 	if textField == "" {
+		if lines != "" { // every requested value is on its line already
+			doc.Text = strings.TrimSuffix(lines, "\n")
+			return withMeta(doc, meta)
+		}
 		// No prose: show the (projected, sanitized) payload as compact JSON.
 		preview := string(contentladder.SanitizeForPreview(payload, 512))
 		doc.Text, _ = contentladder.TruncateRunes(preview, fetchTextChars)
@@ -87,8 +95,73 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 		meta = append(meta, field{"next_read", next})
 		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
 	}
+	if lines != "" {
+		text = lines + textField + ": " + text
+	}
 	doc.Text = text
 	return withMeta(doc, meta)
+}
+
+// flatten keeps a value on its line: line breaks and tabs become spaces
+// one for one, so character offsets still match the stored value.
+func flatten(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// fetchFieldRunes bounds the requested fields' value lines together; each
+// value gets an even share, at least fetchFieldMinRunes.
+const (
+	fetchFieldRunes    = 2400
+	fetchFieldMinRunes = 60
+)
+
+// fieldLines renders each requested field (but the body, which follows)
+// as a readable "name: value" line, in request order, so fetch(fields)
+// shows every value it was asked for. Long values are cut with …
+// and the exact read_record_field call that continues them; a field the
+// record does not carry (absent, or not granted) says so.
+func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, textField string) string {
+	byName := make(map[string]json.RawMessage, len(members))
+	for _, m := range members {
+		byName[m.key] = m.value
+	}
+	share := max(fetchFieldMinRunes, fetchFieldRunes/max(1, len(fields)))
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if f == textField || seen[f] {
+			continue
+		}
+		seen[f] = true
+		raw, ok := byName[f]
+		if !ok {
+			fmt.Fprintf(&b, "%s: (not in this record, or not granted)\n", f)
+			continue
+		}
+		var s string
+		isText := json.Unmarshal(raw, &s) == nil && !contentladder.IsLargeBase64(s)
+		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON
+			s = string(contentladder.SanitizeForPreview(raw, fetchFieldMinRunes))
+		}
+		total := len([]rune(s))
+		v, cut := contentladder.TruncateRunes(flatten(s), share)
+		fmt.Fprintf(&b, "%s: %s", f, v)
+		switch {
+		case cut && isText:
+			shown := len([]rune(v)) - 1
+			fmt.Fprintf(&b, " [cut at %d of %d chars; continue with read_record_field {\"id\":%s,\"field_path\":%s,\"offset_chars\":%d}]",
+				shown, total, quote(ref.ID()), quote(f), shown)
+		case cut:
+			fmt.Fprintf(&b, " [cut; read it with read_record_field {\"id\":%s,\"field_path\":%s}]", quote(ref.ID()), quote(f))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 func withMeta(d document, meta []field) document { d.Metadata = meta; return d }

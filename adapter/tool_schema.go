@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 var schemaTool = toolSpec{
@@ -80,7 +81,11 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return errorResult(te)
 	}
-	text := view.Text() + "\nfull JSON Schema per field: structuredContent.data"
+	types, err := schemaindex.FullTypesText(full)
+	if err != nil {
+		return errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))
+	}
+	text := view.Text() + "\n" + types
 	return textResult(withWarnings(text, warns), schemaPayload(full, warns))
 }
 

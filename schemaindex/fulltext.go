@@ -1,0 +1,160 @@
+package schemaindex
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// maxFullTypeText bounds one stream's type line in FullTypesText, so a
+// stream of hundreds of fields cannot flood the text.
+const maxFullTypeText = 6000
+
+// FullTypesText renders, from an RS `detail=full` schema document, one
+// compact line per stream source with every field's JSON Schema type and
+// format — "received_at string/date-time; labels array<string>;
+// size_bytes integer|null" — so a model that reads only content[] sees
+// what structuredContent holds (R-3, R-4). A field's own schema
+// (field_capabilities.<f>.schema) wins over the stream's
+// schema.properties; a field with neither says "type not advertised".
+func FullTypesText(body json.RawMessage) (string, error) {
+	var doc struct {
+		Connectors []struct {
+			ConnectorKey string       `json:"connector_key"`
+			Streams      []fullStream `json:"streams"`
+		} `json:"connectors"`
+		Streams []fullStream `json:"streams"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return "", fmt.Errorf("schemaindex: full schema: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("json_schema types (field type/format; array<item>; a|null when nullable; \"-\" = type not advertised):")
+	n := 0
+	write := func(connector string, s fullStream) {
+		n++
+		fmt.Fprintf(&b, "\n%s", token(s.Name))
+		if connector != "" {
+			b.WriteString(" connector_key=" + token(connector))
+		}
+		b.WriteString(": " + s.typesLine())
+	}
+	for _, c := range doc.Connectors {
+		for _, s := range c.Streams {
+			write(c.ConnectorKey, s)
+		}
+	}
+	if n == 0 {
+		for _, s := range doc.Streams {
+			write("", s)
+		}
+	}
+	if n == 0 {
+		b.WriteString(" no stream in the document")
+	}
+	return b.String(), nil
+}
+
+type fullStream struct {
+	Name   string `json:"name"`
+	Schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	} `json:"schema"`
+	// Values are capability objects in full documents (compact strings
+	// elsewhere); only an object's `schema` member is read.
+	FieldCapabilities map[string]json.RawMessage `json:"field_capabilities"`
+}
+
+// fieldSchema is a field's own JSON Schema from its capability object.
+func (s fullStream) fieldSchema(f string) json.RawMessage {
+	var c struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	if json.Unmarshal(s.FieldCapabilities[f], &c) != nil {
+		return nil
+	}
+	return c.Schema
+}
+
+// typesLine lists the stream's fields in name order with their types.
+func (s fullStream) typesLine() string {
+	names := map[string]bool{}
+	for f := range s.Schema.Properties {
+		names[f] = true
+	}
+	for f := range s.FieldCapabilities {
+		names[f] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for f := range names {
+		sorted = append(sorted, f)
+	}
+	sort.Strings(sorted)
+	var b strings.Builder
+	for i, f := range sorted {
+		schema := s.fieldSchema(f)
+		if typeOf(schema) == "-" {
+			schema = s.Schema.Properties[f]
+		}
+		item := token(f) + " " + typeOf(schema)
+		if b.Len()+len(item) > maxFullTypeText {
+			fmt.Fprintf(&b, "; more:%d fields past the text bound", len(sorted)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(item)
+	}
+	return b.String()
+}
+
+// typeOf renders one JSON Schema compactly: type (or types joined by |),
+// /format, array<items>, enum(n), "-" when the schema says nothing.
+func typeOf(raw json.RawMessage) string {
+	var s struct {
+		Type   json.RawMessage `json:"type"`
+		Format string          `json:"format"`
+		Items  json.RawMessage `json:"items"`
+		Enum   []any           `json:"enum"`
+		AnyOf  []json.RawMessage
+		OneOf  []json.RawMessage
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return "-"
+	}
+	var types []string
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil && one != "" {
+		types = []string{one}
+	} else {
+		_ = json.Unmarshal(s.Type, &types)
+	}
+	if len(types) == 0 {
+		for _, alt := range append(s.AnyOf, s.OneOf...) {
+			if t := typeOf(alt); t != "-" {
+				types = append(types, t)
+			}
+		}
+	}
+	if len(types) == 0 {
+		if len(s.Enum) > 0 {
+			return fmt.Sprintf("enum(%d)", len(s.Enum))
+		}
+		return "-"
+	}
+	for i, t := range types {
+		switch {
+		case t == "array" && len(s.Items) > 0:
+			types[i] = "array<" + typeOf(s.Items) + ">"
+		case t != "null" && s.Format != "":
+			types[i] = t + "/" + s.Format
+		}
+	}
+	out := strings.Join(types, "|")
+	if len(s.Enum) > 0 {
+		out += fmt.Sprintf(" enum(%d)", len(s.Enum))
+	}
+	return out
+}
