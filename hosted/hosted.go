@@ -74,9 +74,14 @@ type Options struct {
 	// RS schema probe is always the last resort. A JWT configuration
 	// without an Audience gets the MCP resource URL (<PublicURL>/mcp).
 	Auth bearerauth.Options
-	// Metrics, when set, is served at GET /metrics (Prometheus). Pass the
-	// same value as adapter.Config.Observer to count tool calls.
+	// Metrics, when set, counts HTTP requests, auth outcomes and resource
+	// reads, and is served at GET /metrics (Prometheus). Pass the same
+	// value as adapter.Config.Observer to count tool calls.
 	Metrics *Metrics
+	// MetricsServedElsewhere keeps GET /metrics off this handler: the
+	// caller serves Metrics.Handler() on a listener of its own (serve
+	// --metrics-addr), away from the public port.
+	MetricsServedElsewhere bool
 	// Logger receives the access log and auth diagnostics (never
 	// bearers). Default: discard.
 	Logger *slog.Logger
@@ -122,11 +127,11 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", h.serveReady)
-	if opts.Metrics != nil {
+	if opts.Metrics != nil && !opts.MetricsServedElsewhere {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
 	registerPages(mux, h)
-	return accessLog(mux, h.log)
+	return accessLog(opts.Metrics.instrument(mux), h.log)
 }
 
 type hosted struct {
@@ -193,6 +198,7 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	bearer, ok := bearerToken(r.Header.Values("Authorization"))
 	if !ok {
+		h.opts.Metrics.observeAuth(authMissing)
 		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
@@ -208,13 +214,16 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	cancel()
 	switch {
 	case err != nil:
+		h.opts.Metrics.observeAuth(authUnavailable)
 		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
 		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
 		return
 	case v == bearerauth.VerdictInvalid:
+		h.opts.Metrics.observeAuth(authInvalid)
 		h.challenge(w, r, "Invalid or expired token")
 		return
 	case v != bearerauth.VerdictClient:
+		h.opts.Metrics.observeAuth(authRefused)
 		h.log.Info("refused non-client token", "token", g.Key)
 		writeHTTPError(w, http.StatusForbidden, "permission_error",
 			"MCP requires a grant-scoped client token; owner and control-plane tokens are refused", nil)
@@ -239,11 +248,14 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	held := newHeldResponse()
 	h.stream.ServeHTTP(held, r.WithContext(ctx))
 	if refused.Load() {
+		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
 		h.challenge(w, r, "Invalid or expired token")
 		return
 	}
+	h.opts.Metrics.observeAuth(authClient)
+	h.opts.Metrics.observeResourceRead(body, held.body.Bytes())
 	held.writeTo(w)
 }
 

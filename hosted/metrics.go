@@ -24,10 +24,12 @@ type Metrics struct {
 	duration   *prometheus.HistogramVec
 	rsAnswers  *prometheus.CounterVec
 	rsDuration *prometheus.HistogramVec
+	http       httpMetrics
 }
 
-// NewMetrics registers the adapter series on a fresh registry (plus the Go
-// runtime and process collectors).
+// NewMetrics registers the adapter series on a fresh registry: tools, RS
+// answers, HTTP requests by route, auth outcomes, resource reads and
+// pdpp_mcp_build_info, plus the Go runtime and process collectors.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -49,8 +51,10 @@ func NewMetrics() *Metrics {
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"endpoint"}),
 	}
+	m.http = newHTTPMetrics()
 	m.registry.MustRegister(m.calls, m.errors, m.duration, m.rsAnswers, m.rsDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.registry.MustRegister(m.http.collectors()...)
 	return m
 }
 

@@ -121,12 +121,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	// hosted.Options.Metrics only mounts GET /metrics; recording goes
-	// through the RS transport and adapter.Config.Observer above.
-	served := metrics
-	if cfg.SeparateMetrics {
-		served = nil
-	}
+	metrics.SetBuildInfo(appVersion())
 	return hosted.New(a, hosted.Options{
 		PublicURL:            cfg.PublicURL,
 		AllowedOrigins:       cfg.AllowedOrigins,
@@ -134,8 +129,10 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
-		Metrics:              served,
-		Logger:               cfg.Logger,
+		Metrics:              metrics,
+		// With --metrics-addr, /metrics lives on its own listener only.
+		MetricsServedElsewhere: cfg.SeparateMetrics,
+		Logger:                 cfg.Logger,
 	}), nil
 }
 

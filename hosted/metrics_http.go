@@ -1,0 +1,144 @@
+package hosted
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Auth outcomes of one /mcp request: the label values of
+// pdpp_mcp_auth_outcomes_total.
+const (
+	authClient      = "client"      // a client token, served
+	authMissing     = "missing"     // no or malformed bearer: 401
+	authInvalid     = "invalid"     // unusable token (expired, bad signature, unknown): 401
+	authRefused     = "refused"     // owner or control-plane token: 403
+	authUnavailable = "unavailable" // the token could not be verified now: 503
+	authRevoked     = "rs_refused"  // verified, then refused by the RS mid-call: 401
+)
+
+var authOutcomes = []string{authClient, authMissing, authInvalid, authRefused, authUnavailable, authRevoked}
+
+// httpMetrics are the door's own series; see NewMetrics.
+type httpMetrics struct {
+	requests      *prometheus.CounterVec
+	duration      *prometheus.HistogramVec
+	auth          *prometheus.CounterVec
+	resourceReads *prometheus.CounterVec
+	buildInfo     *prometheus.GaugeVec
+}
+
+func newHTTPMetrics() httpMetrics {
+	m := httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pdpp_mcp_http_requests_total", Help: "HTTP requests to the hosted adapter by route pattern and status code.",
+		}, []string{"route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "pdpp_mcp_http_request_duration_seconds", Help: "HTTP request latency by route pattern.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+		auth: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pdpp_mcp_auth_outcomes_total", Help: "Bearer checks at /mcp by outcome (client, missing, invalid, refused, unavailable, rs_refused).",
+		}, []string{"outcome"}),
+		resourceReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pdpp_mcp_resource_reads_total", Help: "MCP resources/read calls by resource template and outcome.",
+		}, []string{"resource", "outcome"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pdpp_mcp_build_info", Help: "Always 1; the labels name the running build.",
+		}, []string{"version", "goversion"}),
+	}
+	for _, o := range authOutcomes {
+		m.auth.WithLabelValues(o) // every outcome exists from the start, at 0
+	}
+	v := "dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	m.buildInfo.WithLabelValues(v, runtime.Version()).Set(1)
+	return m
+}
+
+func (m httpMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.duration, m.auth, m.resourceReads, m.buildInfo}
+}
+
+// SetBuildInfo names the version in pdpp_mcp_build_info, for binaries
+// whose version is stamped at link time rather than in the build info.
+func (m *Metrics) SetBuildInfo(version string) {
+	if m == nil {
+		return
+	}
+	m.http.buildInfo.Reset()
+	m.http.buildInfo.WithLabelValues(version, runtime.Version()).Set(1)
+}
+
+// instrument counts every request by the ServeMux pattern that served it:
+// a fixed set, so paths with ids or junk never become labels. A nil
+// *Metrics returns next unchanged.
+func (m *Metrics) instrument(next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		// ServeMux records the matched pattern on the request it was given.
+		route := r.Pattern
+		if _, path, ok := strings.Cut(route, " "); ok {
+			route = path // "GET /healthz" → "/healthz"
+		}
+		if route == "" {
+			route = "unmatched"
+		}
+		m.http.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
+		m.http.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+// observeAuth counts one bearer check outcome.
+func (m *Metrics) observeAuth(outcome string) {
+	if m != nil {
+		m.http.auth.WithLabelValues(outcome).Inc()
+	}
+}
+
+// observeResourceRead counts a resources/read call from the JSON-RPC
+// request and the held answer. Anything else (tools, lists, batches,
+// undecodable bodies) is not a resource read and is skipped.
+func (m *Metrics) observeResourceRead(request, answer []byte) {
+	if m == nil || !bytes.Contains(request, []byte("resources/read")) {
+		return
+	}
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(request, &req) != nil || req.Method != "resources/read" {
+		return
+	}
+	resource := "other"
+	switch {
+	case strings.HasPrefix(req.Params.URI, "pdpp://record/"):
+		resource = "record"
+	case strings.HasPrefix(req.Params.URI, "pdpp://field-window/"):
+		resource = "field_window"
+	}
+	var resp struct {
+		Error json.RawMessage `json:"error"`
+	}
+	outcome := "ok"
+	if json.Unmarshal(answer, &resp) != nil || len(resp.Error) > 0 && string(resp.Error) != "null" {
+		outcome = "error"
+	}
+	m.http.resourceReads.WithLabelValues(resource, outcome).Inc()
+}
