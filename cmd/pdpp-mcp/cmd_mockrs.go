@@ -24,6 +24,8 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	tokenTTL := fs.Duration("token-ttl", 0,
 		"client access token lifetime (the real RS: 10m); 0 = never expire. Mint a fresh one with POST /_mockrs/grants/{grant_id}/token and the owner bearer")
 	faultCfg := addFaultFlags(fs)
+	authGrant := fs.String("auth-grant", "", "mount a minimal OAuth authorization server (RFC 8414 metadata, 7591 registration, code+PKCE, refresh rotation, 7009 revocation, 7662 introspection) that approves this grant id without a person")
+	authDeny := fs.Bool("auth-deny", false, "with --auth-grant: deny every authorization request instead")
 	var gaps lexicalGapFlag
 	fs.Var(&gaps, "lexical-gap", "CONNECTION_ID:STREAM left out of the lexical index, as the real RS once did (repeatable); semantic search still finds it")
 	requestLog := fs.String("request-log", "", "append one JSON line per request (time, method, path, query, principal; never the bearer) to this file; - = stderr")
@@ -36,6 +38,10 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	}
 	if *tokenTTL < 0 {
 		fmt.Fprintln(stderr, "pdpp-mcp mockrs: --token-ttl must not be negative")
+		return exitUsage
+	}
+	if *authDeny && *authGrant == "" {
+		fmt.Fprintln(stderr, "pdpp-mcp mockrs: --auth-deny needs --auth-grant")
 		return exitUsage
 	}
 	posture, err := rstest.ParseCapabilities(*capabilities)
@@ -60,7 +66,7 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 		return exitFailure
 	}
 	rs, err := rstest.New(ds, rstest.Options{Semantic: *semantic, Capabilities: posture, TokenTTL: *tokenTTL,
-		Faults: faults, OnRequest: hook, LexicalGaps: gaps})
+		Faults: faults, OnRequest: hook, LexicalGaps: gaps, AuthGrantID: *authGrant, AuthDeny: *authDeny})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
 		return exitFailure

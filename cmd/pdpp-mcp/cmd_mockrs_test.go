@@ -119,7 +119,7 @@ func TestMockRSTokenTTL(t *testing.T) {
 func TestMockRSRejectsBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"},
-		{"--fault-status", "404"}, {"--lexical-gap", "nocolon"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
+		{"--fault-status", "404"}, {"--lexical-gap", "nocolon"}, {"--auth-deny"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
 		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
@@ -170,5 +170,24 @@ func TestMockRSLexicalGapFlag(t *testing.T) {
 	gapped := mockRS(t, "--lexical-gap", demodata.GmailWorkConnectionID+":messages", "--lexical-gap", demodata.GmailPersonalConnectionID+":messages")
 	if n := hits(gapped); n != 0 {
 		t.Errorf("lexical search over gaps: %d hits", n)
+	}
+}
+
+// TestMockRSAuthServerFlag: --auth-grant mounts the authorization server
+// the protected-resource metadata points at; an unknown grant fails.
+func TestMockRSAuthServerFlag(t *testing.T) {
+	t.Parallel()
+	sum := mockRS(t, "--auth-grant", demodata.GmailGrantID)
+	res, err := http.Get(sum.RSURL + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var meta map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&meta); err != nil || res.StatusCode != 200 || meta["issuer"] != sum.RSURL {
+		t.Errorf("AS metadata: %d %v %v", res.StatusCode, meta, err)
+	}
+	if code := runMockRS(context.Background(), []string{"--addr", "127.0.0.1:0", "--auth-grant", "grt_nope"}, nil, io.Discard, io.Discard); code != exitFailure {
+		t.Errorf("unknown grant: exit %d", code)
 	}
 }

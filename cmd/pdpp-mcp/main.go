@@ -10,7 +10,8 @@
 //	pdpp-mcp demo [--addr HOST:PORT] [--json]
 //	    embedded mock RS + demo data + hosted adapter on loopback
 //	pdpp-mcp mockrs [--addr HOST:PORT] [--json] [--records N] [--capabilities full|declared] [--token-ttl D]
-//	                [--fault-* ...] [--request-log FILE]
+//	                [--fault-* ...] [--request-log FILE] [--lexical-gap CONN:STREAM]
+//	                [--auth-grant GRANT_ID [--auth-deny]]
 //	    the mock RS alone
 //	pdpp-mcp version | --version
 //	    the build version on stdout

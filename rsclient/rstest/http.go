@@ -37,7 +37,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("PDPP-Version", pdppVersion)
 	h.Set("Connection", "close")
 
-	if s.serveMint(c) {
+	if s.serveMint(c) || s.serveOAuth(c) {
 		return
 	}
 	segs, ok := splitPath(r.URL.EscapedPath())

@@ -28,6 +28,12 @@ type Options struct {
 	// rest not (real-rs-differences D5, captures 0118-0123); semantic
 	// search is unaffected.
 	LexicalGaps []LexicalGap
+	// AuthGrantID, when set, mounts the minimal authorization server
+	// (oauth.go): its authorization endpoint approves this grant for every
+	// registered client (AuthDeny or SetAuthDeny(true) makes it deny).
+	AuthGrantID string
+	// AuthDeny starts the authorization server denying every request.
+	AuthDeny bool
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
@@ -98,6 +104,7 @@ type Server struct {
 	// started is when dataset grant tokens count as issued.
 	started time.Time
 	tokens  tokenTable
+	as      authServer
 
 	mu       sync.Mutex
 	recorded []RecordedRequest
@@ -147,6 +154,11 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 		ix.lexicalGap[csKey{g.ConnectionID, g.Stream}] = true
 	}
 	s := &Server{opts: opts, ds: ds, ix: ix, started: opts.Now()}
+	s.as = authServer{deny: opts.AuthDeny, clients: map[string]*oauthClient{}, codes: map[string]*authCode{},
+		refresh: map[string]*refreshToken{}, revoked: map[string]bool{}}
+	if opts.AuthGrantID != "" && !s.hasGrant(opts.AuthGrantID) {
+		return nil, &ValidationError{Problems: []string{"AuthGrantID " + opts.AuthGrantID + " is not a grant of the dataset"}}
+	}
 	if opts.Faults != nil {
 		f := *opts.Faults
 		s.faults = &f
@@ -222,3 +234,13 @@ func grantConnectionIDs(g *Grant) []string {
 }
 
 var _ http.Handler = (*Server)(nil)
+
+// hasGrant reports whether the dataset holds grant id.
+func (s *Server) hasGrant(id string) bool {
+	for i := range s.ds.Grants {
+		if s.ds.Grants[i].ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -54,6 +54,10 @@ func WithLexicalGaps(gaps ...LexicalGap) Option {
 	return func(o *Options) { o.LexicalGaps = append(o.LexicalGaps, gaps...) }
 }
 
+// WithAuthServer mounts the minimal authorization server approving
+// grantID (see Options.AuthGrantID); SetAuthDeny(true) makes it deny.
+func WithAuthServer(grantID string) Option { return func(o *Options) { o.AuthGrantID = grantID } }
+
 // WithRequestHook calls fn for every request, as it arrives.
 func WithRequestHook(fn func(RecordedRequest)) Option { return func(o *Options) { o.OnRequest = fn } }
 
