@@ -1,10 +1,16 @@
 package rsclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // routeCall calls one route and reports only the error.
@@ -86,5 +92,56 @@ func TestWrongShapeIsInvalidResponse(t *testing.T) {
 				t.Errorf("minimal answer refused: %v", err)
 			}
 		})
+	}
+}
+
+// FuzzDecodeSuccess: any 2xx body is either CodeInvalidResponse or a
+// value that passes its route's shape check and survives a re-encode and
+// decode unchanged (Count keeps its wire form); nothing panics.
+func FuzzDecodeSuccess(f *testing.F) {
+	for _, body := range []string{`{"data":[]}`, `{"id":"r","stream":"s","data":{}}`, `{"metric":"count","stream":"s","value":null}`,
+		`{"field":{"path":"f"},"window":{"text":"a","start_chars":0,"end_chars":1,"total_chars":1,"limit_chars":1}}`,
+		`{"data":[{"stream":"s","record_key":"r"}],"meta":{"count":null}}`, `{"data":[],"meta":{"count":3}}`,
+		`{"data":[],"meta":{"count":{"kind":"exact","value":2}}}`, `{"data":[{"id":"a"}]}`} {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		decodeRoundTrip(t, body, checkRecordList)
+		decodeRoundTrip(t, body, checkRecord)
+		decodeRoundTrip(t, body, checkAggregation)
+		decodeRoundTrip(t, body, checkSearchPage)
+		decodeRoundTrip(t, body, checkFieldWindow)
+	})
+}
+
+func decodeRoundTrip[T any](t *testing.T, body []byte, check func(*T) error) {
+	t.Helper()
+	v, err := decodeSuccess(body, check)
+	if err != nil {
+		var te *TransportError
+		if !errors.As(err, &te) || te.Code != CodeInvalidResponse {
+			t.Fatalf("%T: %q gave %v, want %s", v, body, err, CodeInvalidResponse)
+		}
+		return
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%T: re-encode: %v", v, err)
+	}
+	back, err := decodeSuccess(again, check)
+	if err != nil {
+		t.Fatalf("%T: %q decoded, but its re-encoding %s did not: %v", v, body, again, err)
+	}
+	// Verbatim members (data, value, keys) come back compacted.
+	compact := cmp.Transformer("compact", func(r json.RawMessage) string {
+		var b bytes.Buffer
+		if json.Compact(&b, r) != nil {
+			return string(r)
+		}
+		return b.String()
+	})
+	notRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().Type() != reflect.TypeFor[json.RawMessage]() }, cmpopts.EquateEmpty())
+	if diff := cmp.Diff(v, back, notRaw, compact); diff != "" {
+		t.Fatalf("%T: re-decode of %q differs (-first +second):\n%s", v, body, diff)
 	}
 }
