@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -274,5 +276,40 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 				t.Errorf("owner token reached the RS as %v; want exactly one schema read", ownerReads)
 			}
 		})
+	}
+}
+
+// Issue 13.11: closing stdin with a call in flight (the host went away)
+// reports the call as cancelled, not as an RS outage.
+func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true}) // the slow answer is cut off, never written
+	dir := t.TempDir()
+	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
+	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
+	if code, text := s.call("schema", map[string]any{}); code != "" {
+		t.Fatalf("schema: %s", text)
+	}
+	rs.Server.SetFaults(&rstest.Faults{PathPrefix: "/v1/streams", Latency: time.Minute})
+	s.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":2}}}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.ContainsFunc(rs.Server.Requests(), func(r rstest.RecordedRequest) bool { return strings.HasPrefix(r.Path, "/v1/streams") }) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call never reached the RS")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = s.stdin.Close()
+	deadline = time.Now().Add(20 * time.Second)
+	for !strings.Contains(s.stderr.String(), `"tool":"query_records"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	log := s.stderr.String()
+	if !strings.Contains(log, `"error_code":"cancelled"`) || strings.Contains(log, "rs_unavailable") {
+		t.Errorf("the in-flight call was not reported as cancelled:\n%s", log)
 	}
 }
