@@ -93,8 +93,13 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 	return set.annotate(textResult(renderAggregate(a, agg), map[string]any{"data": stripLinks(agg.Raw)}))
 }
 
-// maxBucketsInText bounds the bucket preview; structuredContent has all.
-const maxBucketsInText = 20
+// maxBucketsInText bounds the bucket list in text: the largest aggregate
+// limit, so every bucket the RS returns is in content[]; keys are
+// cut at maxBucketKeyText bytes.
+const (
+	maxBucketsInText = 100
+	maxBucketKeyText = 120
+)
 
 func renderAggregate(a aggregateArgs, agg *rsclient.Aggregation) string {
 	var b strings.Builder
@@ -126,10 +131,10 @@ func renderAggregate(a aggregateArgs, agg *rsclient.Aggregation) string {
 	fmt.Fprintf(&b, ": %d buckets over %d records", len(agg.Groups), agg.FilteredRecordCount)
 	for i, g := range agg.Groups {
 		if i == maxBucketsInText {
-			fmt.Fprintf(&b, "\n… %d more buckets in structuredContent.data.groups", len(agg.Groups)-i)
+			fmt.Fprintf(&b, "\n… %d more buckets not shown; narrow with filter", len(agg.Groups)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n%s = %d", string(g.Key), g.Count)
+		fmt.Fprintf(&b, "\n%s = %d", truncateBytes(string(g.Key), maxBucketKeyText), g.Count)
 	}
 	switch {
 	case agg.OtherCount != nil:
