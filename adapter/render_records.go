@@ -38,6 +38,7 @@ type recordPage struct {
 	lines    []string // one text line per record, fitted by layout
 	firstCut *cutRef  // a cut value, for the footer's example call
 	withheld int      // records dropped because not even their ids fit
+	absent   []string // requested fields no record of the page carries
 
 	ladderDone    bool
 	ladderEntries []contentladder.LadderEntry
@@ -63,6 +64,7 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 			Payload:   project(r.Data, fields),
 		})
 	}
+	p.absent = absentFields(fields, p.records)
 	p.layout()
 	return p
 }
@@ -263,6 +265,10 @@ func (p *recordPage) header() string {
 	for _, w := range p.list.Meta.Warnings {
 		b.WriteString("\n" + truncateBytes(p.warningLine(w), maxWarningText))
 	}
+	if len(p.absent) > 0 {
+		b.WriteString("\n" + truncateBytes("note: no record here carries requested field(s) "+strings.Join(p.absent, ", ")+
+			" (not granted to this client, or empty); schema(stream) lists the granted fields", maxWarningText))
+	}
 	if p.withheld > 0 {
 		fmt.Fprintf(&b, "\nwarning text_budget: %d more records of this RS page have ids too long to show here; "+
 			"repeat this call with limit=%d to page past them one page at a time", p.withheld, max(1, len(p.records)))
@@ -286,6 +292,29 @@ func (p *recordPage) text() string {
 		b.WriteString(cutFooter(p.firstCut.id, p.firstCut.field))
 	}
 	return b.String()
+}
+
+// absentFields lists the requested fields that no record of the page
+// carries: an RS drops ungranted fields from a projection silently, and a
+// model reading only the text should learn why they are missing.
+func absentFields(fields []string, records []pageRecord) []string {
+	if len(fields) == 0 || len(records) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, r := range records {
+		members, _ := orderedObject(r.Payload)
+		for _, m := range members {
+			seen[m.key] = true
+		}
+	}
+	var out []string
+	for _, f := range fields {
+		if !seen[f] && !contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // warningLine turns RS warnings into instructions; partial fan-in pages get
