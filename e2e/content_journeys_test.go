@@ -1,0 +1,665 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+// The content-only battery: journeys a model could walk seeing nothing but
+// content[] text. The client (the official Go SDK over stdio) extracts
+// every handle from the text with the patterns below; structuredContent is
+// never read. Ground truth comes from the mock RS's REST API directly.
+var (
+	ctRecordLine  = regexp.MustCompile(`(?m)^\d+\. (cin_[0-9a-f]+/[a-z_]+:\S+)(?: (.*))?$`)
+	ctHitLine     = regexp.MustCompile(`(?m)^\d+\. (cin_[0-9a-f]+/[a-z_]+:\S+) "((?:[^"\\]|\\.)*)"(?: \(([^)]*)\))?(?: ([a-z_.]+): )?`)
+	ctCount       = regexp.MustCompile(`\bcount=exact:(\d+)`)
+	ctNextCursor  = regexp.MustCompile(`\bnext_cursor=(\S+)`)
+	ctNextChanges = regexp.MustCompile(`\bnext_changes_since=(\S+)`)
+	ctHasMore     = regexp.MustCompile(`\bhas_more=(true|false)`)
+	ctAggValue    = regexp.MustCompile(`(?m)^aggregate \S+ (?:connection_id=\S+ )?= (\S+) over (\d+) records$`)
+	ctMonthBucket = regexp.MustCompile(`(?m)^"(\d{4}-\d{2})-01[^"]*" = (\d+)$`)
+	ctAnyBucket   = regexp.MustCompile(`(?m)^(\S+) = (\d+)$`)
+	ctConnection  = regexp.MustCompile(`"connection_id":"(cin_[0-9a-f]+)"`)
+	ctPartialConn = regexp.MustCompile(`connection_id=(cin_[0-9a-f]+)`)
+	ctCutBody     = regexp.MustCompile(`\[text cut at \d+ of (\d+) chars; continue with read_record_field (\{[^}]*\})\]`)
+	ctSourceMix   = regexp.MustCompile(`(?m)^source_mix:(.*)$`)
+	ctMaxField    = regexp.MustCompile(`\b(\w+)\[t=integer[^\]]*a=[a-z_|]*\bmax\b`)
+	ctTimestamp   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z`)
+)
+
+// textClient is a content-only client: it keeps content[0].text and
+// counts the calls and text bytes a journey costs.
+type textClient struct {
+	t     *testing.T
+	s     *goSession
+	calls int
+	bytes int
+}
+
+// call returns the text of a tools/call and whether it is an error.
+func (c *textClient) call(tool string, args map[string]any) (string, bool) {
+	c.t.Helper()
+	r := c.s.call(tool, args)
+	c.calls++
+	c.bytes += len(r.Text)
+	return r.Text, r.IsError
+}
+
+// must is call for a step that has to succeed.
+func (c *textClient) must(tool string, args map[string]any) string {
+	c.t.Helper()
+	text, isErr := c.call(tool, args)
+	if isErr {
+		c.t.Fatalf("%s(%v): error:\n%s", tool, args, text)
+	}
+	return text
+}
+
+// firstMatch is the first submatch of re, or fails the journey.
+func (c *textClient) firstMatch(re *regexp.Regexp, text string) string {
+	c.t.Helper()
+	m := re.FindStringSubmatch(text)
+	if m == nil {
+		c.t.Fatalf("text has no %v:\n%.1500s", re, text)
+	}
+	return m[1]
+}
+
+// textRecord is one record line as a model reads it: the fetch id and,
+// when whole, the fields as JSON.
+type textRecord struct {
+	id     string
+	fields map[string]any // nil when the line is cut
+}
+
+func recordLines(text string) []textRecord {
+	var out []textRecord
+	for _, m := range ctRecordLine.FindAllStringSubmatch(text, -1) {
+		r := textRecord{id: m[1]}
+		_ = json.Unmarshal([]byte(m[2]), &r.fields)
+		out = append(out, r)
+	}
+	return out
+}
+
+// pageRecords follows next_cursor from the text to the end and returns
+// every record line it saw.
+func (c *textClient) pageRecords(args map[string]any) []textRecord {
+	c.t.Helper()
+	var out []textRecord
+	for range 100 {
+		text := c.must("query_records", args)
+		out = append(out, recordLines(text)...)
+		m := ctNextCursor.FindStringSubmatch(text)
+		if m == nil {
+			if ctHasMore.FindStringSubmatch(text)[1] == "true" {
+				c.t.Fatalf("has_more=true without next_cursor:\n%s", text)
+			}
+			return out
+		}
+		args["cursor"] = m[1]
+	}
+	c.t.Fatal("paging did not end in 100 pages")
+	return nil
+}
+
+func recordIDs(rs []textRecord) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.id
+	}
+	sort.Strings(out)
+	return out
+}
+
+func truthIDs(conn, stream string, rs []truthRecord) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = conn + "/" + stream + ":" + r.ID
+	}
+	sort.Strings(out)
+	return out
+}
+
+func recordKey(id string) string { return id[strings.Index(id, ":")+1:] }
+
+// sameSet fails the journey when two id lists differ as sets or repeat.
+func sameSet(t *testing.T, what string, want, got []string) {
+	t.Helper()
+	sort.Strings(want)
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-rs +text):\n%s", what, diff)
+	}
+}
+
+// contentJourney is one journey of the battery and the session it runs on.
+type contentJourney struct {
+	name    string
+	session string // "gmail", "multi" or "restricted"
+	run     func(t *testing.T, c *textClient)
+}
+
+// journeyResult is one row of the battery's report.
+type journeyResult struct {
+	name         string
+	pass         bool
+	calls, bytes int
+}
+
+func TestContentOnlyJourneys(t *testing.T) {
+	t.Parallel()
+	gmail := mockRS.bearer(t, demodata.GmailGrantID)
+	slack := mockRS.bearer(t, demodata.SlackGrantID)
+	chatgpt := mockRS.bearer(t, demodata.ChatGPTGrantID)
+	github := mockRS.bearer(t, demodata.GitHubGrantID)
+	restricted := mockRS.bearer(t, demodata.GmailRestrictedGrantID)
+	sessions := map[string]*goSession{
+		"gmail":      connectStdio(t, defaultProtocol, gmail),
+		"multi":      connectStdio(t, defaultProtocol, gmail, slack, chatgpt, github),
+		"restricted": connectStdio(t, defaultProtocol, restricted),
+	}
+	tokens := map[string]string{"gmail": gmail, "slack": slack, "chatgpt": chatgpt, "github": github, "restricted": restricted}
+	var results []journeyResult
+	for _, j := range contentJourneys(tokens) {
+		var c *textClient
+		pass := t.Run(j.name, func(t *testing.T) {
+			c = &textClient{t: t, s: &goSession{t: t, cs: sessions[j.session].cs, schemas: sessions[j.session].schemas}}
+			j.run(t, c)
+		})
+		results = append(results, journeyResult{name: j.name, pass: pass, calls: c.calls, bytes: c.bytes})
+	}
+	if len(results) < 25 {
+		t.Errorf("%d journeys; the battery needs at least 25", len(results))
+	}
+	t.Log("\n" + journeyTable(results))
+}
+
+// journeyTable renders the report: one row per journey, then the median
+// text bytes per journey.
+func journeyTable(rs []journeyResult) string {
+	var b strings.Builder
+	b.WriteString("| journey | pass | calls | text bytes |\n|---|---|---:|---:|\n")
+	bytes := make([]int, 0, len(rs))
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %s | %t | %d | %d |\n", r.name, r.pass, r.calls, r.bytes)
+		bytes = append(bytes, r.bytes)
+	}
+	sort.Ints(bytes)
+	median := 0
+	if n := len(bytes); n > 0 {
+		median = bytes[n/2]
+		if n%2 == 0 {
+			median = (bytes[n/2-1] + bytes[n/2]) / 2
+		}
+	}
+	fmt.Fprintf(&b, "median text bytes per journey: %d (%d journeys)", median, len(rs))
+	return b.String()
+}
+
+func contentJourneys(tok map[string]string) []contentJourney {
+	work, personal := demodata.GmailWorkConnectionID, demodata.GmailPersonalConnectionID
+	return []contentJourney{
+		{"count messages (count:exact)", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "connection_id": work, "count": "exact", "limit": 1})
+			if got, want := c.firstMatch(ctCount, text), strconv.Itoa(len(rsRecords(t, tok["gmail"], "messages", work))); got != want {
+				t.Errorf("count %s, RS has %s", got, want)
+			}
+		}},
+		{"count messages (aggregate)", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": personal})
+			if got, want := c.firstMatch(ctAggValue, text), strconv.Itoa(len(rsRecords(t, tok["gmail"], "messages", personal))); got != want {
+				t.Errorf("count %s, RS has %s", got, want)
+			}
+		}},
+		{"list every work message (default pages)", "gmail", func(t *testing.T, c *textClient) {
+			got := c.pageRecords(map[string]any{"stream": "messages", "connection_id": work})
+			sameSet(t, "records", truthIDs(work, "messages", rsRecords(t, tok["gmail"], "messages", work)), recordIDs(got))
+		}},
+		{"page to the end, limit 7 (slack)", "multi", func(t *testing.T, c *textClient) {
+			got := c.pageRecords(map[string]any{"stream": "messages", "connection_id": demodata.SlackConnectionID, "limit": 7})
+			sameSet(t, "records", truthIDs(demodata.SlackConnectionID, "messages", rsRecords(t, tok["slack"], "messages", demodata.SlackConnectionID)), recordIDs(got))
+		}},
+		{"page long bodies, limit 100", "gmail", func(t *testing.T, c *textClient) {
+			got := c.pageRecords(map[string]any{"stream": "message_bodies", "connection_id": work, "limit": 100})
+			sameSet(t, "records", truthIDs(work, "message_bodies", rsRecords(t, tok["gmail"], "message_bodies", work)), recordIDs(got))
+		}},
+		{"projection paging fields [id,subject]", "gmail", func(t *testing.T, c *textClient) {
+			got := c.pageRecords(map[string]any{"stream": "messages", "connection_id": personal, "fields": []string{"id", "subject"}, "limit": 100})
+			truth := rsRecords(t, tok["gmail"], "messages", personal)
+			sameSet(t, "records", truthIDs(personal, "messages", truth), recordIDs(got))
+			subject := map[string]any{}
+			for _, r := range truth {
+				subject[r.ID] = r.Data["subject"]
+			}
+			for _, r := range got {
+				if r.fields == nil || r.fields["subject"] != subject[recordKey(r.id)] || len(r.fields) != 2 {
+					t.Errorf("%s: line fields %v, RS subject %v", r.id, r.fields, subject[recordKey(r.id)])
+				}
+			}
+		}},
+		{"projection shows only the asked field", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "connection_id": work, "fields": []string{"subject"}, "limit": 25})
+			for _, f := range []string{"from_email", "snippet", "labels", "to"} {
+				if strings.Contains(text, `"`+f+`"`) {
+					t.Errorf("unrequested %s in text", f)
+				}
+			}
+			if n := len(recordLines(text)); n != 25 {
+				t.Errorf("%d of 25 records in text", n)
+			}
+		}},
+		{"per-month counts", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at",
+				"granularity": "month", "connection_id": work, "limit": 100})
+			got := map[string]int{}
+			for _, m := range ctMonthBucket.FindAllStringSubmatch(text, -1) {
+				got[m[1]], _ = strconv.Atoi(m[2])
+			}
+			want := map[string]int{}
+			for _, r := range rsRecords(t, tok["gmail"], "messages", work) {
+				if s, ok := r.Data["received_at"].(string); ok && len(s) >= 7 {
+					want[s[:7]]++
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("per-month counts (-rs +text):\n%s\n%s", diff, text)
+			}
+		}},
+		{"newest 5 messages", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "connection_id": work, "limit": 5, "fields": []string{"id", "received_at"}})
+			var got []string
+			for _, r := range recordLines(text) {
+				got = append(got, fmt.Sprint(r.fields["received_at"]))
+			}
+			var all []string
+			for _, r := range rsRecords(t, tok["gmail"], "messages", work) {
+				all = append(all, fmt.Sprint(r.Data["received_at"]))
+			}
+			sort.Sort(sort.Reverse(sort.StringSlice(all)))
+			if diff := cmp.Diff(all[:5], got); diff != "" {
+				t.Errorf("newest 5 (-rs +text):\n%s", diff)
+			}
+		}},
+		{"find and quote", "gmail", func(t *testing.T, c *textClient) {
+			hits := c.must("search", map[string]any{"q": demodata.LongBodyTerm})
+			m := ctHitLine.FindStringSubmatch(hits)
+			if m == nil || m[4] == "" {
+				t.Fatalf("no hit line with a matched field:\n%s", hits)
+			}
+			win := c.must("read_record_field", map[string]any{"id": m[1], "field_path": m[4], "q": demodata.LongBodyTerm, "before_chars": 40, "after_chars": 40})
+			_, body, _ := strings.Cut(win, "\n")
+			truth := rsRecords(t, tok["gmail"], "message_bodies", work)
+			for _, r := range truth {
+				if r.ID == recordKey(m[1]) {
+					s := r.Data[m[4]].(string)
+					quote := s[demodata.LongBodyTermOffset-40 : demodata.LongBodyTermOffset+len(demodata.LongBodyTerm)+40]
+					if !strings.Contains(body, quote) {
+						t.Errorf("window does not quote the RS text around the term:\n%q\nwant %q", body, quote)
+					}
+					return
+				}
+			}
+			t.Errorf("hit %s is not a work message body", m[1])
+		}},
+		{"the whole 50,000-char body", "gmail", func(t *testing.T, c *textClient) {
+			hits := c.must("search", map[string]any{"q": demodata.LongBodyTerm, "streams": []string{"message_bodies"}})
+			id := c.firstMatch(reFirstFetchID, hits)
+			doc := c.must("fetch", map[string]any{"id": id})
+			var d struct{ Text string }
+			if err := json.Unmarshal([]byte(doc), &d); err != nil {
+				t.Fatal(err)
+			}
+			m := ctCutBody.FindStringSubmatch(d.Text)
+			if m == nil {
+				t.Fatalf("fetch text has no continuation:\n%.300s", d.Text[len(d.Text)-300:])
+			}
+			whole := d.Text[:strings.LastIndex(d.Text, "…\n[text cut at")]
+			var args map[string]any
+			if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+				t.Fatal(err)
+			}
+			for range 20 {
+				args["limit_chars"] = 16384
+				h, body := splitWindow(t, c.must("read_record_field", args))
+				whole += body
+				if h.Next == nil {
+					break
+				}
+				args = h.Next.Args
+			}
+			var want truthRecord
+			rsGet(t, tok["gmail"], "/v1/streams/message_bodies/records/"+recordKey(id), url.Values{"connection_id": {work}}, &want)
+			if body := want.Data["body_text"].(string); whole != body {
+				t.Errorf("reassembled %d chars, RS body %d chars; equal=%t", len(whole), len(body), whole == body)
+			}
+		}},
+		{"changes bookmark", "gmail", func(t *testing.T, c *textClient) {
+			args := map[string]any{"stream": "labels", "connection_id": work, "changes_since": "beginning", "limit": 3}
+			var ids []string
+			var last string
+			for range 50 {
+				last = c.must("query_records", args)
+				ids = append(ids, recordIDs(recordLines(last))...)
+				m := ctNextCursor.FindStringSubmatch(last)
+				if m == nil {
+					break
+				}
+				delete(args, "changes_since")
+				args["cursor"] = m[1]
+			}
+			sameSet(t, "changes", truthIDs(work, "labels", rsRecords(t, tok["gmail"], "labels", work)), ids)
+			bookmark := c.firstMatch(ctNextChanges, last)
+			after := c.must("query_records", map[string]any{"stream": "labels", "connection_id": work, "changes_since": bookmark})
+			if n := len(recordLines(after)); n != 0 {
+				t.Errorf("%d changes after the bookmark with no writes:\n%s", n, after)
+			}
+		}},
+		{"largest message via the schema's max field", "gmail", func(t *testing.T, c *textClient) {
+			schema := c.must("schema", map[string]any{"stream": "messages", "connection_id": work})
+			field := c.firstMatch(ctMaxField, schema)
+			text := c.must("aggregate", map[string]any{"stream": "messages", "metric": "max", "field": field, "connection_id": work})
+			largest := 0.0
+			for _, r := range rsRecords(t, tok["gmail"], "messages", work) {
+				if v, ok := r.Data[field].(float64); ok && v > largest {
+					largest = v
+				}
+			}
+			if got := c.firstMatch(ctAggValue, text); got != strconv.FormatFloat(largest, 'f', -1, 64) {
+				t.Errorf("max(%s) %s, RS max %v", field, got, largest)
+			}
+		}},
+		{"distinct senders (projection)", "gmail", func(t *testing.T, c *textClient) {
+			got := map[any]bool{}
+			for _, r := range c.pageRecords(map[string]any{"stream": "messages", "connection_id": personal, "fields": []string{"from_email"}, "limit": 100}) {
+				got[r.fields["from_email"]] = true
+			}
+			want := map[any]bool{}
+			for _, r := range rsRecords(t, tok["gmail"], "messages", personal) {
+				want[r.Data["from_email"]] = true
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("senders (-rs +text):\n%s", diff)
+			}
+		}},
+		{"multi-grant merged search", "multi", func(t *testing.T, c *textClient) {
+			text := c.must("search", map[string]any{"q": "invoice", "limit": 20})
+			hits := ctHitLine.FindAllStringSubmatch(text, -1)
+			if len(hits) != 20 {
+				t.Fatalf("%d of 20 hits in text", len(hits))
+			}
+			truth := map[string]bool{}
+			for _, g := range []string{"gmail", "slack", "chatgpt", "github"} {
+				for _, id := range rsSearch(t, tok[g], "invoice") {
+					truth[id] = true
+				}
+			}
+			conns := map[string]bool{}
+			for _, h := range hits {
+				if !truth[h[1]] {
+					t.Errorf("hit %s is no RS hit of any grant", h[1])
+				}
+				conns[h[1][:strings.Index(h[1], "/")]] = true
+			}
+			if mix := ctSourceMix.FindStringSubmatch(text); len(conns) < 2 || mix == nil || strings.Count(mix[1], "cin_") != len(conns) {
+				t.Errorf("source mix does not name the %d connections:\n%s", len(conns), text)
+			}
+		}},
+		{"search paging to the end (limit changes)", "multi", func(t *testing.T, c *textClient) {
+			args := map[string]any{"query": "roadmap"}
+			var got []string
+			for page := 0; page < 100; page++ {
+				args["limit"] = []int{5, 25, 2, 10}[page%4]
+				text := c.must("search", args)
+				for _, h := range ctHitLine.FindAllStringSubmatch(text, -1) {
+					got = append(got, h[1])
+				}
+				m := ctNextCursor.FindStringSubmatch(text)
+				if m == nil {
+					break
+				}
+				args["cursor"] = m[1]
+			}
+			var want []string
+			for _, g := range []string{"gmail", "slack", "chatgpt", "github"} {
+				want = append(want, rsSearch(t, tok[g], "roadmap")...)
+			}
+			sameSet(t, "hits", want, got)
+		}},
+		{"ambiguity retry from error text (fetch)", "gmail", func(t *testing.T, c *textClient) {
+			text, isErr := c.call("fetch", map[string]any{"id": "messages:" + demodata.SharedRecordID})
+			if !isErr || !strings.Contains(text, `"retry_with":"connection_id"`) {
+				t.Fatalf("want an ambiguity error:\n%s", text)
+			}
+			conn := c.firstMatch(ctConnection, text)
+			doc := c.must("fetch", map[string]any{"id": "messages:" + demodata.SharedRecordID, "connection_id": conn})
+			var want truthRecord
+			rsGet(t, tok["gmail"], "/v1/streams/messages/records/"+demodata.SharedRecordID, url.Values{"connection_id": {conn}}, &want)
+			var d struct{ Title string }
+			_ = json.Unmarshal([]byte(doc), &d)
+			if d.Title != want.Data["subject"] {
+				t.Errorf("title %q, RS subject %v", d.Title, want.Data["subject"])
+			}
+		}},
+		{"ambiguity retry from error text (schema full)", "multi", func(t *testing.T, c *textClient) {
+			text, isErr := c.call("schema", map[string]any{"stream": "messages", "detail": "full"})
+			if !isErr {
+				t.Fatalf("want an ambiguity error:\n%s", text)
+			}
+			var env struct {
+				Error struct {
+					Available []struct {
+						ConnectorKey string `json:"connector_key"`
+						ConnectionID string `json:"connection_id"`
+					} `json:"available_connections"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(text), &env); err != nil {
+				t.Fatal(err)
+			}
+			conn := ""
+			for _, a := range env.Error.Available {
+				if a.ConnectorKey == "slack" {
+					conn = a.ConnectionID
+				}
+			}
+			if conn != demodata.SlackConnectionID {
+				t.Fatalf("error text does not offer the slack connection:\n%s", text)
+			}
+			full := c.must("schema", map[string]any{"stream": "messages", "detail": "full", "connection_id": conn})
+			if !strings.Contains(full, "json_schema types") || strings.Contains(full, "structuredContent") {
+				t.Errorf("full schema text lacks types:\n%.600s", full)
+			}
+		}},
+		{"ungranted field", "restricted", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "fields": []string{"subject", "from_email"}})
+			if !regexp.MustCompile(`(?m)^note: .*\bfrom_email\b.*not granted`).MatchString(text) {
+				t.Errorf("the text does not say from_email is missing:\n%.800s", text)
+			}
+			lines := recordLines(text)
+			if len(lines) == 0 {
+				t.Fatal("no records")
+			}
+			for _, r := range lines {
+				if _, ok := r.fields["from_email"]; ok {
+					t.Errorf("%s shows an ungranted field", r.id)
+				}
+			}
+			// Reading it directly is refused with the RS's own code.
+			errText, isErr := c.call("read_record_field", map[string]any{"id": lines[0].id, "field_path": "from_email"})
+			code := rsError(t, tok["restricted"], "/v1/streams/messages/records/"+recordKey(lines[0].id)+"/field-window", url.Values{"field": {"from_email"}, "connection_id": {work}})
+			if !isErr || code == "" || !strings.Contains(errText, `"code":"`+code+`"`) {
+				t.Errorf("want the RS's %q, got isError=%t:\n%s", code, isErr, errText)
+			}
+		}},
+		{"restricted window count", "restricted", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "count": "exact", "limit": 1})
+			if got, want := c.firstMatch(ctCount, text), strconv.Itoa(len(rsRecords(t, tok["restricted"], "messages", work))); got != want {
+				t.Errorf("count %s, RS has %s", got, want)
+			}
+		}},
+		{"fetch(fields) shows each value", "gmail", func(t *testing.T, c *textClient) {
+			fields := []string{"subject", "from_name", "received_at"}
+			doc := c.must("fetch", map[string]any{"id": work + "/messages:" + demodata.SharedRecordID, "fields": fields})
+			var d struct{ Text string }
+			_ = json.Unmarshal([]byte(doc), &d)
+			var want truthRecord
+			rsGet(t, tok["gmail"], "/v1/streams/messages/records/"+demodata.SharedRecordID, url.Values{"connection_id": {work}}, &want)
+			for _, f := range fields {
+				if line := f + ": " + fmt.Sprint(want.Data[f]); !strings.Contains(d.Text, line) {
+					t.Errorf("document lacks %q:\n%s", line, d.Text)
+				}
+			}
+		}},
+		{"search then fetch", "multi", func(t *testing.T, c *textClient) {
+			hits := c.must("search", map[string]any{"q": sharedSubject, "streams": []string{"messages"}, "limit": 5})
+			id := c.firstMatch(reFirstFetchID, hits)
+			doc := c.must("fetch", map[string]any{"id": id})
+			conn := id[:strings.Index(id, "/")]
+			var want truthRecord
+			rsGet(t, tok["gmail"], "/v1/streams/messages/records/"+recordKey(id), url.Values{"connection_id": {conn}}, &want)
+			var d struct{ ID, Title string }
+			_ = json.Unmarshal([]byte(doc), &d)
+			if d.ID != id || d.Title != want.Data["subject"] {
+				t.Errorf("fetch %s: id %q title %q, RS subject %v", id, d.ID, d.Title, want.Data["subject"])
+			}
+		}},
+		{"schema index names every granted stream", "multi", func(t *testing.T, c *textClient) {
+			text := c.must("schema", map[string]any{})
+			for _, g := range []string{"gmail", "slack", "chatgpt", "github"} {
+				var doc struct {
+					Connectors []struct {
+						Streams []struct {
+							Name string `json:"name"`
+						} `json:"streams"`
+					} `json:"connectors"`
+				}
+				rsGet(t, tok[g], "/v1/schema", nil, &doc)
+				for _, cn := range doc.Connectors {
+					for _, s := range cn.Streams {
+						if !regexp.MustCompile(`\b` + regexp.QuoteMeta(s.Name) + `\b`).MatchString(text) {
+							t.Errorf("%s stream %s missing from the index", g, s.Name)
+						}
+					}
+				}
+			}
+		}},
+		{"schema full carries types and formats", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("schema", map[string]any{"stream": "messages", "connection_id": work, "detail": "full"})
+			var doc struct {
+				Connectors []struct {
+					Streams []struct {
+						Schema struct {
+							Properties map[string]struct {
+								Type   any    `json:"type"`
+								Format string `json:"format"`
+							} `json:"properties"`
+						} `json:"schema"`
+					} `json:"streams"`
+				} `json:"connectors"`
+			}
+			rsGet(t, tok["gmail"], "/v1/schema", url.Values{"stream": {"messages"}, "connection_id": {work}, "detail": {"full"}}, &doc)
+			n := 0
+			for _, cn := range doc.Connectors {
+				for _, s := range cn.Streams {
+					for name, p := range s.Schema.Properties {
+						if typ, ok := p.Type.(string); ok {
+							want := name + " " + typ
+							if p.Format != "" {
+								want += "/" + p.Format
+							}
+							if !strings.Contains(text, want) {
+								t.Errorf("text lacks %q", want)
+							}
+							n++
+						}
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatal("RS declares no types; nothing checked")
+			}
+		}},
+		{"fan-in page says how to page, then pages each", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("query_records", map[string]any{"stream": "messages", "limit": 5})
+			var conns []string
+			for _, m := range ctPartialConn.FindAllStringSubmatch(text[:strings.Index(text+"\nrecords", "\nrecords")], -1) {
+				conns = append(conns, m[1])
+			}
+			if len(conns) != 2 {
+				t.Fatalf("want two connections to page:\n%s", text)
+			}
+			var got, want []string
+			for _, conn := range conns {
+				got = append(got, recordIDs(c.pageRecords(map[string]any{"stream": "messages", "connection_id": conn, "limit": 100}))...)
+				want = append(want, truthIDs(conn, "messages", rsRecords(t, tok["gmail"], "messages", conn))...)
+			}
+			sameSet(t, "records", want, got)
+		}},
+		{"list slack channels by name", "multi", func(t *testing.T, c *textClient) {
+			got := map[any]bool{}
+			for _, r := range c.pageRecords(map[string]any{"stream": "channels", "fields": []string{"name"}, "limit": 100}) {
+				got[r.fields["name"]] = true
+			}
+			want := map[any]bool{}
+			for _, r := range rsRecords(t, tok["slack"], "channels", demodata.SlackConnectionID) {
+				want[r.Data["name"]] = true
+			}
+			if diff := cmp.Diff(want, got); diff != "" || len(want) == 0 {
+				t.Errorf("channels (-rs +text):\n%s", diff)
+			}
+		}},
+		{"count chatgpt conversations", "multi", func(t *testing.T, c *textClient) {
+			text := c.must("aggregate", map[string]any{"stream": "conversations", "metric": "count"})
+			if got, want := c.firstMatch(ctAggValue, text), strconv.Itoa(len(rsRecords(t, tok["chatgpt"], "conversations", demodata.ChatGPTConnectionID))); got != want {
+				t.Errorf("count %s, RS has %s", got, want)
+			}
+		}},
+		{"grouped buckets add up", "gmail", func(t *testing.T, c *textClient) {
+			text := c.must("aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by": "is_seen", "connection_id": work})
+			want := map[string]int{}
+			for _, r := range rsRecords(t, tok["gmail"], "messages", work) {
+				want[fmt.Sprint(r.Data["is_seen"])]++
+			}
+			got := map[string]int{}
+			for _, m := range ctAnyBucket.FindAllStringSubmatch(text, -1) {
+				got[m[1]], _ = strconv.Atoi(m[2])
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("buckets (-rs +text):\n%s", diff)
+			}
+		}},
+		{"no ingest time shown as a date", "multi", func(t *testing.T, c *textClient) {
+			text := c.must("search", map[string]any{"q": "invoice", "limit": 25})
+			emitted := map[string]bool{}
+			for _, g := range []string{"gmail", "slack", "chatgpt", "github"} {
+				var page struct {
+					Data []struct {
+						EmittedAt string `json:"emitted_at"`
+					} `json:"data"`
+				}
+				rsGet(t, tok[g], "/v1/search", url.Values{"q": {"invoice"}, "limit": {"100"}}, &page)
+				for _, h := range page.Data {
+					emitted[h.EmittedAt] = true
+				}
+			}
+			for _, h := range ctHitLine.FindAllStringSubmatch(text, -1) {
+				for _, ts := range ctTimestamp.FindAllString(h[2], -1) {
+					if emitted[ts] && !strings.Contains(h[2], "ingested "+ts) {
+						t.Errorf("hit %s title presents its ingest time as a date: %q", h[1], h[2])
+					}
+				}
+			}
+		}},
+	}
+}
