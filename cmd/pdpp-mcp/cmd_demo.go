@@ -194,7 +194,7 @@ func grantToken(ds *rstest.Dataset, id string) string {
 }
 
 // writeDemoCache writes the `pdpp connect` cache file the stdio adapter
-// reads (credcache.LoadTokens). An empty root means a fresh temporary
+// reads (credcache.Load). An empty root means a fresh temporary
 // directory that cleanup removes; a given root is left in place.
 func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
 	cleanup := func() {}

@@ -168,9 +168,13 @@ func TestDemoJSON(t *testing.T) {
 	}
 
 	// The demo cache holds every usable, non-overlapping client grant.
-	cached, _, err := credcache.LoadTokens(ready.CacheRoot, ready.RSURL, time.Now())
+	toks, _, err := credcache.Load(ready.CacheRoot, ready.RSURL, time.Now())
 	if err != nil {
 		t.Fatalf("demo credential cache: %v", err)
+	}
+	var cached []string
+	for _, tok := range toks {
+		cached = append(cached, tok.Value)
 	}
 	if diff := cmp.Diff([]string{demodata.GmailToken, demodata.SlackToken, demodata.ChatGPTToken, demodata.GitHubToken}, cached); diff != "" {
 		t.Errorf("cached bearers (-want +got):\n%s", diff)

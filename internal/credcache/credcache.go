@@ -117,19 +117,6 @@ func CacheFilePath(cacheRoot, providerURL string) (string, error) {
 	return filepath.Join(cacheRoot, "clients", b.String()+".json"), nil
 }
 
-// LoadTokens is Load without expiries: the usable tokens' values.
-func LoadTokens(cacheRoot, providerURL string, now time.Time) ([]string, string, error) {
-	toks, path, err := Load(cacheRoot, providerURL, now)
-	vals := make([]string, len(toks))
-	for i, t := range toks {
-		vals[i] = t.Value
-	}
-	if err != nil {
-		vals = nil
-	}
-	return vals, path, err
-}
-
 // Token is one usable cached client token.
 type Token struct {
 	// Value is the bearer.

@@ -58,7 +58,7 @@ func TestCacheFilePath(t *testing.T) {
 	}
 }
 
-func TestLoadTokens(t *testing.T) {
+func TestLoad(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
@@ -91,7 +91,7 @@ func TestLoadTokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			root := writeCache(t, tc.file)
-			got, _, err := credcache.LoadTokens(root, credProvider, credNow)
+			got, _, err := loadValues(root)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("tokens (-want +got):\n%s", diff)
 			}
@@ -146,10 +146,10 @@ func ownerLabelled(content string) bool {
 	return false
 }
 
-// FuzzLoadTokens: any cache file content loads or fails cleanly; an
+// FuzzLoad: any cache file content loads or fails cleanly; an
 // owner-labelled file never yields a grant, and no token is ever quoted
 // in an error.
-func FuzzLoadTokens(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	for _, s := range []string{
 		`{"credential":{"access_token":"tok-a"}}`,
 		`{"credential":{"access_token":"tok-a","role":"owner"}}`,
@@ -166,7 +166,7 @@ func FuzzLoadTokens(f *testing.F) {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tokens, _, err := credcache.LoadTokens(root, credProvider, credNow)
+		tokens, _, err := loadValues(root)
 		if err == nil && len(tokens) == 0 {
 			t.Fatal("no error and no tokens")
 		}
@@ -199,4 +199,18 @@ func TestLoadKeepsExpiry(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tokens (-want +got):\n%s", diff)
 	}
+}
+
+// loadValues is Load at credNow, keeping only the tokens' values (nil on
+// error).
+func loadValues(root string) ([]string, string, error) {
+	toks, path, err := credcache.Load(root, credProvider, credNow)
+	if err != nil {
+		return nil, path, err
+	}
+	vals := make([]string, len(toks))
+	for i, tok := range toks {
+		vals[i] = tok.Value
+	}
+	return vals, path, nil
 }
