@@ -68,7 +68,7 @@ func TestSchemaTextYieldsValidArguments(t *testing.T) {
 				}
 			}
 			// The text says client grants advertise no filters; the RS agrees.
-			if !strings.Contains(text, "filters: none advertised") {
+			if !strings.Contains(text, "filters: unavailable to this token") {
 				t.Fatalf("filter line missing:\n%s", text)
 			}
 			r := e.c.call("query_records", withArgs(base, map[string]any{"filter": map[string]any{fields[0]: "x"}}))

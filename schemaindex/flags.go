@@ -31,7 +31,7 @@ var Legend = []LegendEntry{
 	{"sem", "semantic search field"},
 	{"a=", "aggregate kinds usable on the field"},
 	{"=unusable:<reason>", "declared but unusable, e.g. lex=unusable:field_not_granted"},
-	{"declared", "no capabilities beyond reading"},
+	{"declared", "no flags advertised; the RS may still sort, aggregate, search (see each source)"},
 }
 
 // LegendText renders Legend as one compact line for content[] text.

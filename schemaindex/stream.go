@@ -68,6 +68,10 @@ type StreamSource struct {
 	Aggregations  []AggSummary `json:"aggregations,omitempty"`
 	Expand        []Expand     `json:"expand"`
 	SearchModes   []string     `json:"search_modes"`
+	// OfferedModes are the modes the RS offers at all (protected-resource
+	// metadata), whatever this stream's fields advertise: the real RS
+	// searches streams whose schema advertises no search field (D1).
+	OfferedModes []string `json:"-"`
 
 	// FieldCaps are all fields with parsed capabilities (uncapped); the text
 	// derives filters, projection and search fields from them.
@@ -152,7 +156,7 @@ func buildSource(c *Connector, s Stream, connectionID string, rsModes []string) 
 		PrimaryKey: nonNil(s.PrimaryKey), CursorField: s.CursorField,
 		CountMetric: s.CountMetric, RecordCount: s.RecordCount,
 		Fields: FieldFlags{}, FieldCount: len(s.Fields), Expand: nonNil(s.Expand),
-		SearchModes: searchModes(s.Fields, rsModes), FieldCaps: s.Fields,
+		SearchModes: searchModes(s.Fields, rsModes), OfferedModes: offeredModes(rsModes), FieldCaps: s.Fields,
 	}
 	if s.CursorField != "" {
 		src.Sort = "-" + s.CursorField
@@ -209,6 +213,17 @@ func searchModes(fields []Field, rsModes []string) []string {
 	}
 	if lex && sem && offered(ModeHybrid) {
 		out = append(out, ModeHybrid)
+	}
+	return out
+}
+
+// offeredModes lists the known modes of rsModes in canonical order.
+func offeredModes(rsModes []string) []string {
+	var out []string
+	for _, m := range []string{ModeLexical, ModeSemantic, ModeHybrid} {
+		if slices.ContainsFunc(rsModes, func(x string) bool { return strings.EqualFold(x, m) }) {
+			out = append(out, m)
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package schemaindex
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ func (v StreamView) Text() string {
 	}
 	b.WriteString("\n" + LegendText() + "\n")
 	for i, s := range v.Sources {
-		s.writeText(&b, i+1, v.SourceCount)
+		s.writeText(&b, v.Stream, i+1, v.SourceCount)
 	}
 	if omitted := v.SourceCount - len(v.Sources); omitted > 0 {
 		fmt.Fprintf(&b, "more_sources=%d: call schema(stream, connection_id) for one source\n", omitted)
@@ -39,7 +40,7 @@ func connectionTotal(ss []StreamSource) int {
 	return n
 }
 
-func (s StreamSource) writeText(b *strings.Builder, n, total int) {
+func (s StreamSource) writeText(b *strings.Builder, stream string, n, total int) {
 	fmt.Fprintf(b, "source %d/%d connector_key=%s", n, total, token(s.ConnectorKey))
 	if s.DisplayName != "" {
 		b.WriteString(" label=" + label(s.DisplayName))
@@ -50,21 +51,20 @@ func (s StreamSource) writeText(b *strings.Builder, n, total int) {
 	if s.TokenKind != "" {
 		b.WriteString(" token=" + token(s.TokenKind))
 	}
-	b.WriteString(" primary_key=" + joinTokens(s.PrimaryKey, ","))
+	if len(s.PrimaryKey) == 0 {
+		b.WriteString(" primary_key=not_advertised")
+	} else {
+		b.WriteString(" primary_key=" + joinTokens(s.PrimaryKey, ","))
+	}
 	if s.RecordCount != nil {
 		fmt.Fprintf(b, " record_count=%d", *s.RecordCount)
 	}
 	b.WriteString("\n connection_id: " + connectionsText(s.Connections, s.ConnectionsOmitted) + "\n")
-	if s.Sort != "" {
-		fmt.Fprintf(b, " sort: sort:%q newest first or sort:%q oldest first; only %s is sortable\n",
-			s.Sort, s.CursorField, token(s.CursorField))
-	} else {
-		b.WriteString(" sort: none (no cursor field; RS default order)\n")
-	}
+	b.WriteString(" sort: " + s.sortText(stream) + "\n")
 	b.WriteString(" count: query_records count:\"exact\" gives the total")
 	switch {
 	case s.CountMetric == nil:
-		b.WriteString("; aggregate metric:\"count\" (compact schema does not state it; usually supported)\n")
+		b.WriteString("; aggregate metric:\"count\": not stated by the compact schema, try it\n")
 	case *s.CountMetric:
 		b.WriteString("; aggregate metric:\"count\" supported\n")
 	default:
@@ -82,9 +82,68 @@ func (s StreamSource) writeText(b *strings.Builder, n, total int) {
 	}
 	b.WriteString("\n projection: fields:" + s.projectionExample() + " takes any top-level field above; g=false fields are dropped\n")
 	b.WriteString(" filters: " + s.filtersText() + "\n")
-	b.WriteString(" aggregate: " + s.aggText() + "\n")
+	b.WriteString(" aggregate: " + s.aggText(stream) + "\n")
 	b.WriteString(" expand: " + s.expandText() + "\n")
-	b.WriteString(" search: " + s.searchText() + "\n")
+	b.WriteString(" search: " + s.searchText(stream) + "\n")
+}
+
+// advertisesNothing reports the real RS's posture for manifest-registered
+// streams (D1): no primary key, no cursor field and no capability flag on
+// any field, although the RS sorts, aggregates and searches them. Only
+// then does the text suggest calls to try; a stream whose schema does
+// advertise capabilities is taken at its word.
+func (s StreamSource) advertisesNothing() bool {
+	if len(s.PrimaryKey) > 0 || s.CursorField != "" {
+		return false
+	}
+	for _, f := range s.FieldCaps {
+		c := f.Caps
+		if c.Type != "" || c.Role != "" || c.Exact.Declared || c.Range.Declared || c.Lexical.Declared ||
+			c.Semantic.Declared || len(c.Aggs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// timeFields are the granted fields worth trying as a sort or time-bucket
+// field when the RS advertises none: event-time roles first, then names
+// that usually hold an event time. The real RS sorts and buckets on the
+// manifest's cursor field without advertising it (D1).
+func (s StreamSource) timeFields() []string {
+	var out []string
+	add := func(ok func(Field) bool) {
+		for _, f := range s.FieldCaps {
+			if f.Caps.Granted && ok(f) && !slices.Contains(out, f.Name) {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	add(func(f Field) bool { return f.Caps.Role == "event-time" })
+	for _, name := range []string{"received_at", "sent_at", "created_at", "authored_at", "occurred_at", "started_at", "date", "timestamp", "time", "updated_at"} {
+		add(func(f Field) bool { return f.Name == name })
+	}
+	add(func(f Field) bool { return strings.HasSuffix(f.Name, "_at") })
+	return out
+}
+
+// sortText names the sortable field, or says the RS advertises none and
+// gives the exact call to try (D1: the real RS sorts on received_at while
+// its schema advertises no cursor field).
+func (s StreamSource) sortText(stream string) string {
+	if s.Sort != "" {
+		return fmt.Sprintf("sort:%q newest first or sort:%q oldest first; only %s is sortable",
+			s.Sort, s.CursorField, token(s.CursorField))
+	}
+	tf := s.timeFields()
+	if len(tf) == 0 || !s.advertisesNothing() {
+		return "not advertised by the RS (no cursor field); without sort the RS default order applies"
+	}
+	out := fmt.Sprintf(`not advertised by the RS; try query_records {"stream":%q,"sort":"-%s"} (newest first)`, stream, tf[0])
+	if len(tf) > 1 {
+		out += "; on invalid_sort try " + capList(tokens(tf[1:]))
+	}
+	return out
 }
 
 // projectionExample shows the fields argument with the first granted fields.
@@ -113,11 +172,8 @@ func (s StreamSource) filtersText() string {
 		}
 	}
 	if len(eq) == 0 && len(rng) == 0 {
-		msg := "none advertised for this grant"
-		if s.TokenKind == "client" {
-			msg += " (client tokens cannot filter server-side; narrow with search, sort, fields, limit)"
-		}
-		return msg
+		return "unavailable to this token (the RS advertises no filter operators; client-token filters are refused): " +
+			"narrow with search, sort, fields and limit, or count with aggregate"
 	}
 	var parts []string
 	if len(eq) > 0 {
@@ -129,7 +185,7 @@ func (s StreamSource) filtersText() string {
 	return strings.Join(parts, "; ")
 }
 
-func (s StreamSource) aggText() string {
+func (s StreamSource) aggText(stream string) string {
 	var parts []string
 	if s.CountMetric == nil || *s.CountMetric {
 		parts = append(parts, `metric:"count" (no field)`)
@@ -137,8 +193,15 @@ func (s StreamSource) aggText() string {
 	for _, a := range s.Aggregations {
 		parts = append(parts, a.Kind+"="+capList(tokens(a.Fields)))
 	}
-	if len(s.Aggregations) == 0 {
-		parts = append(parts, "no field aggregations")
+	if len(s.Aggregations) == 0 && !s.advertisesNothing() {
+		parts = append(parts, "no field aggregations advertised by the RS")
+	} else if len(s.Aggregations) == 0 {
+		try := fmt.Sprintf(`{"stream":%q,"metric":"count"}`, stream)
+		if tf := s.timeFields(); len(tf) > 0 {
+			try += fmt.Sprintf(` or {"stream":%q,"metric":"count","group_by_time":%q,"granularity":"month"} or {"stream":%q,"metric":"max","field":%q}`,
+				stream, tf[0], stream, tf[0])
+		}
+		parts = append(parts, "field aggregations not advertised by the RS; try aggregate "+try)
 	} else {
 		parts = append(parts, `use metric:"sum|min|max|count_distinct" with field, or metric:"count" with group_by or group_by_time+granularity (minute|hour|day|week|month|quarter|year)`)
 	}
@@ -147,7 +210,7 @@ func (s StreamSource) aggText() string {
 
 func (s StreamSource) expandText() string {
 	if len(s.Expand) == 0 {
-		return "none"
+		return "no relations advertised"
 	}
 	var rels []string
 	for _, e := range s.Expand {
@@ -173,7 +236,7 @@ func (s StreamSource) expandText() string {
 	return out
 }
 
-func (s StreamSource) searchText() string {
+func (s StreamSource) searchText(stream string) string {
 	var lex, sem []string
 	for _, f := range s.FieldCaps {
 		if f.Caps.Lexical.Usable {
@@ -183,10 +246,25 @@ func (s StreamSource) searchText() string {
 			sem = append(sem, token(f.Name))
 		}
 	}
-	if len(lex) == 0 && len(sem) == 0 {
-		return "none (no lex/sem fields)"
+	if len(lex) == 0 && len(sem) == 0 && !s.advertisesNothing() {
+		return "no search fields advertised by the RS for this stream"
 	}
-	modes := "none offered by this RS"
+	if len(lex) == 0 && len(sem) == 0 {
+		if len(s.OfferedModes) == 0 {
+			return "search fields not advertised, and the RS advertises no search mode"
+		}
+		out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; try search {"q":"<words>","streams":[%q]}`,
+			strings.Join(s.OfferedModes, "|"), stream)
+		if slices.Contains(s.OfferedModes, ModeSemantic) || slices.Contains(s.OfferedModes, ModeHybrid) {
+			alt := ModeSemantic
+			if !slices.Contains(s.OfferedModes, alt) {
+				alt = ModeHybrid
+			}
+			out += fmt.Sprintf(`; if lexical finds nothing, add "mode":%q`, alt)
+		}
+		return out
+	}
+	modes := "not_advertised_by_this_RS"
 	if len(s.SearchModes) > 0 {
 		modes = strings.Join(s.SearchModes, "|")
 	}

@@ -78,7 +78,7 @@ func TestStreamTextHasArguments(t *testing.T) {
 		"connector_key=gmail", "connector_key=slack",
 		"cin_3f9a1c0e5b7d2a4c6e8f0a1b(\"Personal Gmail\")", "cin_7b2e4d6f8a0c1e3a5b7d9f0c(\"Work Gmail\")", "cin_5c0e1a2b3d4f5a6b7c8d9e0f(\"Acme Slack\")",
 		`sort:"-received_at"`, `sort:"-sent_at"`, `count:"exact"`, `fields:["id",`,
-		"filters: none advertised for this grant", "sum=size_bytes", "group_by_time=date|received_at",
+		"filters: unavailable to this token", "sum=size_bytes", "group_by_time=date|received_at",
 		"subject[t=text,role=primary-title,lex,sem]", "bcc[t=array,g=false]",
 		"attachments(has_many,unusable:related_stream_not_granted", "message_bodies(has_one,usable)",
 		"modes=lexical|semantic|hybrid lex=subject|from_name|from_email|snippet sem=subject|snippet",

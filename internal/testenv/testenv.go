@@ -54,6 +54,9 @@ type Options struct {
 	// (rstest.Options); zero values: tokens never expire, real time.
 	TokenTTL time.Duration
 	Now      func() time.Time
+	// Capabilities is the schema posture (rstest.Options); zero: full.
+	// rstest.CapabilitiesDeclared serves the real RS's D1 posture.
+	Capabilities rstest.Capabilities
 }
 
 // StartRS serves the mock RS on a loopback httptest server for the test's
@@ -64,7 +67,8 @@ func StartRS(t testing.TB, opts Options) *RS {
 	if ds == nil {
 		ds = Dataset(t)
 	}
-	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic, TokenTTL: opts.TokenTTL, Now: opts.Now})
+	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic, TokenTTL: opts.TokenTTL, Now: opts.Now,
+		Capabilities: opts.Capabilities})
 	if err != nil {
 		t.Fatalf("mock RS: %v", err)
 	}
