@@ -100,7 +100,7 @@ func TestFieldWindow(t *testing.T) {
 		{"query not found", uni + "&q=FIN", 404, "query_not_found", nil},
 		{"not granted", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=charset", 403, "field_not_granted", nil},
 		{"unknown field", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=nope", 403, "field_not_granted", nil},
-		{"not text", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=body_text_bytes", 422, "field_not_text", nil},
+		{"not text", "/v1/streams/message_bodies/records/uni%2Fcode/field-window?field=body_text_bytes&connector_id=gmail", 422, "field_not_text", nil},
 		{"record missing", "/v1/streams/message_bodies/records/zz/field-window?field=body_text", 404, "not_found", nil},
 		{"ambiguous", "/v1/streams/messages/records/m001/field-window?field=subject", 409, "ambiguous_connection", nil},
 	}

@@ -149,7 +149,9 @@ func TestStreams(t *testing.T) {
 	}{
 		{"/v1/streams/messages", gmailTok, 200, ""},
 		{"/v1/streams/attachments", gmailTok, 401, "context.stream_not_allowed"},
-		{"/v1/streams/nope", ownerTok, 404, "not_found"},
+		{"/v1/streams/nope?connector_id=gmail", ownerTok, 404, "not_found"},
+		// The owner read scope is one connector or one connection (D12).
+		{"/v1/streams/messages", ownerTok, 400, "invalid_request"},
 	}
 	for _, tc := range tests {
 		r := get(t, ts.URL, tc.path, tc.tok)

@@ -1,6 +1,7 @@
 package rstest
 
 import (
+	"strings"
 	"time"
 )
 
@@ -29,6 +30,14 @@ func (s *Server) streamScope(c *call, stream string) (*scope, *apiError) {
 	sc := &scope{stream: stream}
 	if c.p.owner {
 		hint, _ := c.q.one("connector_id")
+		hint = strings.TrimSpace(hint)
+		// The reference's owner read scope is "polyfill": one connection
+		// (connection_id) or one connector (connector_id); neither is a
+		// 400, not a read of everything (D12, capture 0159).
+		connID, _, _ := connectionParam(c.q)
+		if hint == "" && connID == "" {
+			return nil, newErr("invalid_request", "", "connector_id must be a single non-empty string for polyfill owner access")
+		}
 		for _, key := range s.connectorKeys() {
 			info := s.ix.streams[key][stream]
 			if info == nil || (hint != "" && hint != key && hint != s.ix.connectors[key].SourceID) {

@@ -26,7 +26,8 @@ func TestAuthAndEnvelope(t *testing.T) {
 		{"revoked message", "/v1/schema", revokedTok, 403, "grant_revoked", "Grant has been revoked"},
 		{"stream not granted", "/v1/streams/attachments/records", gmailTok, 401, "context.stream_not_allowed", "Token introspection failed closed"},
 		{"connection not granted", "/v1/streams/messages/records?connection_id=" + connSlack, gmailTok, 401, "context.instance_mismatch", "Token introspection failed closed"},
-		{"owner unknown stream", "/v1/streams/nope/records", ownerTok, 404, "not_found", ""},
+		{"owner unknown stream", "/v1/streams/nope/records?connector_id=gmail", ownerTok, 404, "not_found", ""},
+		{"owner without scope", "/v1/streams/messages/records", ownerTok, 400, "invalid_request", "connector_id must be a single non-empty string for polyfill owner access"},
 		{"ok", "/v1/schema", gmailTok, 200, "", ""},
 	}
 	for _, tc := range tests {
@@ -58,7 +59,7 @@ func TestAuthAndEnvelope(t *testing.T) {
 			if at(r.body, "error", "request_id") != r.header.Get("Request-Id") {
 				t.Errorf("request_id mismatch")
 			}
-			wantType := map[int]string{401: "authentication_error", 403: "permission_error", 404: "not_found_error"}[tc.status]
+			wantType := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error"}[tc.status]
 			if at(r.body, "error", "type") != wantType {
 				t.Errorf("type = %v, want %s", at(r.body, "error", "type"), wantType)
 			}
