@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -255,3 +256,35 @@ func TestFieldLinesCutWithContinuation(t *testing.T) {
 }
 
 var continueRe = regexp.MustCompile(`\[cut at (\d+) of (\d+) chars; continue with read_record_field (\{[^}]*\})\]`)
+
+// FuzzPreviewFit: any payload parses or is refused; a parsed one renders
+// as JSON equal to its input when nothing is cut, and fit never exceeds
+// its room beyond the minimal form.
+func FuzzPreviewFit(f *testing.F) {
+	f.Add(`{"a":"hello","b":[1,2,{"c":null}],"d":true}`, 40)
+	f.Add(`{"s":"line\nbreak \"quoted\" \\ ünï 😀 \u0001"}`, 10)
+	f.Add(`[1,2,3]`, 2)
+	f.Add(`"just a string"`, 5)
+	f.Fuzz(func(t *testing.T, doc string, room int) {
+		p, ok := parsePreview(json.RawMessage(doc))
+		if !ok {
+			return
+		}
+		var whole bytes.Buffer
+		p.render(&whole, previewMaxRunes)
+		if !p.longerThan(previewMaxRunes) && !strings.Contains(doc, `"data:`) {
+			var in, out any
+			if json.Unmarshal([]byte(doc), &in) == nil && json.Unmarshal(whole.Bytes(), &out) != nil {
+				t.Fatalf("render is not JSON: %s", whole.String())
+			}
+		}
+		room = room % 4096
+		if room < 0 {
+			room = -room
+		}
+		room = max(room, len(p.minimal()))
+		if got := p.fit(room); len(got.text) > room {
+			t.Fatalf("fit(%d) = %d bytes: %s", room, len(got.text), got.text)
+		}
+	})
+}

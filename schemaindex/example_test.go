@@ -50,3 +50,19 @@ func ExampleIndex_Candidates() {
 	// [{GrantID:grt_gmail ConnectorKey:gmail ConnectionID:cin_1 DisplayName:Personal}] total=2 truncated=true omitted=1
 	// true unknown stream "mesages" in this grant set; known streams (1): messages
 }
+
+// FullTypesText turns an RS detail=full document into the compact type
+// line a content-only client reads.
+func ExampleFullTypesText() {
+	doc := []byte(`{"connectors":[{"connector_key":"gmail","streams":[{"name":"messages",` +
+		`"schema":{"type":"object","properties":{"received_at":{"type":"string","format":"date-time"},` +
+		`"labels":{"type":"array","items":{"type":"string"}},"size_bytes":{"type":["integer","null"]},"snippet":{}}}}]}]}`)
+	text, err := schemaindex.FullTypesText(doc)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(text)
+	// Output:
+	// json_schema types (field type/format; array<item>; a|null when nullable; "-" = type not advertised):
+	// messages connector_key=gmail: labels array<string>; received_at string/date-time; size_bytes integer|null; snippet -
+}
