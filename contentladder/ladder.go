@@ -1,8 +1,8 @@
 package contentladder
 
 import (
-	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Ladder defaults.
@@ -162,33 +162,62 @@ type field struct {
 
 // objectFields returns an object's members in document order (maps lose
 // it, and the ladder promises payload order). Duplicate keys keep the first
-// position and the last value, as JSON.parse on the RS side would.
+// position and the last value, as JSON.parse on the RS side would. Values
+// share payload's bytes.
 func objectFields(payload json.RawMessage) ([]field, bool) {
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !json.Valid(payload) {
+		return nil, false
+	}
+	i := skipSpace(payload, 0)
+	if payload[i] != '{' {
 		return nil, false
 	}
 	var out []field
-	index := map[string]int{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
+	var index map[string]int // only for objects big enough to need it
+	i = skipSpace(payload, i+1)
+	for payload[i] != '}' {
+		end, escaped := skipString(payload, i)
+		key := string(payload[i+1 : end-1])
+		if escaped || !utf8.ValidString(key) {
+			key = decodeString(payload[i:end]) // as json would: escapes resolved, bad bytes → U+FFFD
 		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
+		i = skipSpace(payload, skipSpace(payload, end)+1) // past ':'
+		vEnd := skipValue(payload, i)
+		v := json.RawMessage(payload[i:vEnd:vEnd])
+		if at, dup := fieldIndex(out, index, key); dup {
+			out[at].value = v
+		} else {
+			out = append(out, field{key: key, value: v})
+			if len(out) > 16 && index == nil {
+				index = make(map[string]int, 2*len(out))
+				for n, f := range out {
+					if _, seen := index[f.key]; !seen {
+						index[f.key] = n
+					}
+				}
+			} else if index != nil {
+				index[key] = len(out) - 1
+			}
 		}
-		if i, dup := index[key]; dup {
-			out[i].value = v
-			continue
+		i = skipSpace(payload, vEnd)
+		if payload[i] == ',' {
+			i = skipSpace(payload, i+1)
 		}
-		index[key] = len(out)
-		out = append(out, field{key: key, value: v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
 	}
 	return out, true
+}
+
+// fieldIndex finds key among the fields so far: a scan for the usual
+// handful of fields, the index once there are many.
+func fieldIndex(out []field, index map[string]int, key string) (int, bool) {
+	if index != nil {
+		at, ok := index[key]
+		return at, ok
+	}
+	for n, f := range out {
+		if f.key == key {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -44,16 +44,7 @@ type sanitizer struct {
 	max int
 }
 
-func (s *sanitizer) skipSpace() {
-	for s.i < len(s.in) {
-		switch s.in[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *sanitizer) skipSpace() { s.i = skipSpace(s.in, s.i) }
 
 func (s *sanitizer) value(depth int) error {
 	s.skipSpace()
@@ -108,29 +99,15 @@ func (s *sanitizer) value(depth int) error {
 	return nil
 }
 
-func endsLiteral(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
-}
-
 // str copies the string literal at s.i: keys verbatim, values through the
 // binary and length rules. A literal is copied as written when it is
 // already what encoding/json would write (no escapes, valid UTF-8, no
 // U+2028/U+2029); otherwise it is decoded and re-encoded.
 func (s *sanitizer) str(isValue bool) {
-	start, j, escaped := s.i, s.i+1, false
-	for s.in[j] != '"' {
-		if s.in[j] == '\\' {
-			escaped = true
-			j++
-		}
-		j++
-	}
-	raw, body := s.in[start:j+1], s.in[start+1:j]
-	s.i = j + 1
+	start := s.i
+	end, escaped := skipString(s.in, start)
+	raw, body := s.in[start:end], s.in[start+1:end-1]
+	s.i = end
 	plain := !escaped && utf8.Valid(body) && !bytes.Contains(body, []byte("\u2028")) && !bytes.Contains(body, []byte("\u2029"))
 	if !isValue {
 		if plain {

@@ -1,0 +1,73 @@
+package contentladder
+
+// Token boundaries in JSON that json.Valid has accepted. The preview and
+// ladder paths run on every record of every page; walking the bytes of an
+// already validated value needs no syntax errors and no allocation, where
+// a json.Decoder token stream allocated per token.
+
+// skipSpace returns the index of the first non-whitespace byte at or
+// after i.
+func skipSpace(in []byte, i int) int {
+	for i < len(in) {
+		switch in[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string literal that opens
+// at in[i] ('"'), and whether it holds an escape.
+func skipString(in []byte, i int) (end int, escaped bool) {
+	j := i + 1
+	for in[j] != '"' {
+		if in[j] == '\\' {
+			escaped = true
+			j++
+		}
+		j++
+	}
+	return j + 1, escaped
+}
+
+// skipValue returns the index just past the value that starts at in[i]
+// (no leading whitespace).
+func skipValue(in []byte, i int) int {
+	switch in[i] {
+	case '"':
+		end, _ := skipString(in, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; ; {
+			switch in[j] {
+			case '"':
+				j, _ = skipString(in, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+	}
+	for i < len(in) && !endsLiteral(in[i]) {
+		i++
+	}
+	return i
+}
+
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', '}', ']', ':', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}

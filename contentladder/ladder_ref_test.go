@@ -1,0 +1,63 @@
+package contentladder
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// objectFieldsReference is the json.Decoder walk objectFields replaced;
+// FuzzObjectFieldsMatchesReference holds the byte walk to its result.
+func objectFieldsReference(payload json.RawMessage) ([]field, bool) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var out []field
+	index := map[string]int{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if i, dup := index[key]; dup {
+			out[i].value = v
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, field{key: key, value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// FuzzObjectFieldsMatchesReference: same members, order and values as the
+// token walk for every valid JSON document; nothing for invalid ones.
+func FuzzObjectFieldsMatchesReference(f *testing.F) {
+	for _, in := range []string{`{"a":1,"b":[1,{"c":"}"}],"a":"x\"y"}`, ` { "k\u00e9" : { } , "e" : [ ] } `, `{}`, `[1]`, `"s"`,
+		`{"a":1} {}`, `{"\ud800":null,"x":-1.5e3,"y":true}`, `{` + string(bytes.Repeat([]byte(`"k":0,`), 20)) + `"k":1}`} {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, gotOK := objectFields(json.RawMessage(in))
+		want, wantOK := objectFieldsReference(json.RawMessage(in))
+		if !json.Valid([]byte(in)) {
+			want, wantOK = nil, false // the token walk let trailing bytes through
+		}
+		if gotOK != wantOK {
+			t.Fatalf("objectFields(%q) ok = %v, reference %v", in, gotOK, wantOK)
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(field{}), cmp.Comparer(func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })); diff != "" {
+			t.Fatalf("objectFields(%q) (-reference +got):\n%s", in, diff)
+		}
+	})
+}
