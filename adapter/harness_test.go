@@ -74,11 +74,13 @@ func (c *client) rpc(method string, params any) json.RawMessage {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
 }
 
-func (e *rpcError) Error() string { return e.Message }
+// Error is the message and the typed data, so tests can look for codes.
+func (e *rpcError) Error() string { return e.Message + " " + string(e.Data) }
 
 func (c *client) rpcRaw(method string, params any) (json.RawMessage, error) {
 	c.t.Helper()
@@ -89,6 +91,7 @@ func (c *client) rpcRaw(method string, params any) (json.RawMessage, error) {
 	if err != nil {
 		c.t.Fatalf("marshal response: %v", err)
 	}
+	out = adapter.TypedErrors(out) // as every transport sends it
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`

@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,13 +27,6 @@ func (s *Server) addResources() {
 			mcp.WithTemplateDescription("One bounded text window of a record field, with next/previous window URIs."),
 			mcp.WithTemplateMIMEType("text/plain")),
 		s.readFieldWindowResource)
-}
-
-// resourceError turns a typed failure into the error text of a JSON-RPC
-// error: the compact envelope, so clients still see code and message.
-func resourceError(te *toolError) error {
-	body := orderedJSON([]field{{"error", te.envelope()}, {"http_status", te.Status}})
-	return errors.New(string(body))
 }
 
 func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

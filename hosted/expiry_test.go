@@ -2,6 +2,7 @@ package hosted_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -117,5 +118,34 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s\nresult: %+v", step, diff, res)
 		}
+	}
+}
+
+// Issue 13.8 over HTTP: an invalid resource handle is JSON-RPC -32602 with
+// the typed error as data, not -32603 "Internal error".
+func TestHostedResourceErrorIsTyped(t *testing.T) {
+	t.Parallel()
+	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
+	res := post(t, env.url, "Bearer "+demodata.GmailToken,
+		`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"pdpp://record/not-a-handle"}}`, nil)
+	var rpc struct {
+		Error struct {
+			Code int `json:"code"`
+			Data struct {
+				Error struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(res.Body, &rpc); err != nil {
+		t.Fatalf("status %d body %s: %v", res.Status, res.Body, err)
+	}
+	type got struct {
+		Status, Code int
+		Typed        string
+	}
+	if diff := cmp.Diff(got{200, -32602, "invalid_handle"}, got{res.Status, rpc.Error.Code, rpc.Error.Data.Error.Code}); diff != "" {
+		t.Errorf("(-want +got):\n%s\nbody: %s", diff, res.Body)
 	}
 }

@@ -3,6 +3,8 @@ package hosted
 import (
 	"bytes"
 	"net/http"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
 // heldResponse is an http.ResponseWriter that keeps the MCP answer in
@@ -32,14 +34,17 @@ func (h *heldResponse) Write(p []byte) (int, error) {
 	return h.body.Write(p)
 }
 
-// writeTo sends the held answer as it was written.
+// writeTo sends the held answer, its resource errors typed
+// (adapter.TypedErrors).
 func (h *heldResponse) writeTo(w http.ResponseWriter) {
+	body := adapter.TypedErrors(h.body.Bytes())
 	for k, v := range h.header {
 		w.Header()[k] = v
 	}
+	w.Header().Del("Content-Length") // the body may have been rewritten
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}
 	w.WriteHeader(h.status)
-	_, _ = w.Write(h.body.Bytes())
+	_, _ = w.Write(body)
 }

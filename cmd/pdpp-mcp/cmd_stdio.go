@@ -134,7 +134,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, len(grants), path)
 	stdio := server.NewStdioServer(srv.MCP())
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	if err := stdio.Listen(ctx, stdinReader(), stdout); err != nil && !errors.Is(err, context.Canceled) {
+	if err := stdio.Listen(ctx, stdinReader(), adapter.TypedErrorWriter(stdout)); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "pdpp-mcp: stdio server stopped: %v\n", err)
 		return exitFailure
 	}
