@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,24 +18,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
-
-// expiringRS wraps the mock RS: once expired is set, the bearer gets the
-// real RS's answer to an expired client token (D13): 401
-// authentication_error "Invalid or expired token" with a challenge.
-func expiringRS(expired *atomic.Bool, bearer string) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if expired.Load() && r.Header.Get("Authorization") == "Bearer "+bearer {
-				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusUnauthorized)
-				_, _ = w.Write([]byte(`{"error":{"type":"authentication_error","code":"authentication_error","message":"Invalid or expired token","request_id":"req_x"}}`))
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
 
 // exchangeLog records the status and challenge of every MCP HTTP answer
 // the SDK client received.
@@ -74,8 +55,10 @@ func (l *exchangeLog) last() (int, string) {
 // tool result — and the verdict is not reused afterwards.
 func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 	t.Parallel()
-	var expired atomic.Bool
-	rs := testenv.StartRS(t, testenv.Options{Raw: expiringRS(&expired, demodata.GmailToken)})
+	// The mock RS as the real one (D13): client tokens live 600 s on its
+	// clock, then answer 401 authentication_error "Invalid or expired token".
+	clock := newFakeClock()
+	rs := testenv.StartRS(t, testenv.Options{TokenTTL: 600 * time.Second, Now: clock.Now})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +86,7 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 		t.Fatalf("before expiry: err %v, result %+v", err, res)
 	}
 
-	expired.Store(true)
+	clock.Advance(601 * time.Second)
 	type outcome struct {
 		ClientErr bool
 		Status    int
