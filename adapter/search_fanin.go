@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -177,4 +178,49 @@ func advance(st sourceState, cands []candidate, k int, moreAfter bool) sourceSta
 		st.D = true
 	}
 	return st
+}
+
+// coverageWarning tells a lexical search that found nothing, or whose
+// ranking was not exhaustive, that semantic or hybrid search is offered,
+// with the exact arguments to retry. The real RS's lexical index once
+// covered one connection's bodies only while recall claimed complete;
+// semantic and hybrid found the records (D5).
+func (s *Server) coverageWarning(ctx context.Context, a searchArgs, page *searchPage) {
+	if a.Mode != "lexical" || (len(page.hits) > 0 && len(page.recall) == 0) {
+		return
+	}
+	modes := s.searchModes(ctx)
+	alt := ""
+	for _, m := range []string{"semantic", "hybrid"} {
+		if contains(modes, m) {
+			alt = m
+			break
+		}
+	}
+	if alt == "" {
+		return
+	}
+	retry := []field{{"q", a.Q}, {"mode", alt}}
+	if len(a.Streams) > 0 {
+		retry = append(retry, field{"streams", a.Streams})
+	}
+	if a.ConnectionID != "" {
+		retry = append(retry, field{"connection_id", a.ConnectionID})
+	}
+	if f := canonicalJSON(a.Filter); f != nil {
+		retry = append(retry, field{"filter", f})
+	}
+	why := "no lexical hits"
+	if len(page.hits) > 0 {
+		why = "lexical ranking not exhaustive"
+	}
+	var others []string
+	for _, m := range modes {
+		if m != "lexical" {
+			others = append(others, m)
+		}
+	}
+	page.warnings = append(page.warnings, warning{Code: "search_coverage",
+		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections); %s also offered. Retry: search %s",
+			why, strings.Join(others, "|"), orderedJSON(retry))})
 }

@@ -84,6 +84,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
+	s.coverageWarning(ctx, a, page)
 	res := textResult(page.text(a), page.structured(a))
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res

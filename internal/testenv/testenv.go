@@ -57,6 +57,9 @@ type Options struct {
 	// Capabilities is the schema posture (rstest.Options); zero: full.
 	// rstest.CapabilitiesDeclared serves the real RS's D1 posture.
 	Capabilities rstest.Capabilities
+	// LexicalGaps leaves connection streams out of the lexical index, as
+	// the real RS once did (D5; rstest.Options).
+	LexicalGaps []rstest.LexicalGap
 }
 
 // StartRS serves the mock RS on a loopback httptest server for the test's
@@ -68,7 +71,7 @@ func StartRS(t testing.TB, opts Options) *RS {
 		ds = Dataset(t)
 	}
 	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic, TokenTTL: opts.TokenTTL, Now: opts.Now,
-		Capabilities: opts.Capabilities})
+		Capabilities: opts.Capabilities, LexicalGaps: opts.LexicalGaps})
 	if err != nil {
 		t.Fatalf("mock RS: %v", err)
 	}

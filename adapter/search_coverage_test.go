@@ -1,0 +1,58 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+var retryRE = regexp.MustCompile(`warning search_coverage: .*Retry: search (\{.*\})`)
+
+// TestLexicalMissNamesTheSemanticRetry proves issue 10.5 on the mock with
+// the real RS's lexical index gap (D5): a lexical search that finds
+// nothing says that semantic or hybrid search is offered, with the exact
+// arguments, and those arguments find the records.
+func TestLexicalMissNamesTheSemanticRetry(t *testing.T) {
+	t.Parallel()
+	gaps := []rstest.LexicalGap{
+		{ConnectionID: demodata.GmailWorkConnectionID, Stream: "messages"},
+		{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
+	}
+	e := newEnv(t, testenv.Options{LexicalGaps: gaps}, demodata.GmailToken)
+	r := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
+	if r.IsError || !strings.HasPrefix(r.text(), "search: 0 hits.") {
+		t.Fatalf("the gapped lexical search should find nothing: %s", r.text())
+	}
+	m := retryRE.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatalf("no retry arguments in the text:\n%s", r.text())
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+		t.Fatalf("retry arguments %s: %v", m[1], err)
+	}
+	if args["mode"] != "semantic" || args["q"] != "invoice" {
+		t.Errorf("retry arguments %v", args)
+	}
+	retry := e.c.call("search", args)
+	if retry.IsError || !strings.Contains(retry.text(), "first_fetch_id=") {
+		t.Errorf("the named retry finds nothing: %s", retry.text())
+	}
+
+	// Without semantic or hybrid on offer there is nothing to suggest.
+	off := newEnv(t, testenv.Options{LexicalGaps: gaps, NoSemantic: true}, demodata.GmailToken)
+	r = off.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
+	if strings.Contains(r.text(), "search_coverage") {
+		t.Errorf("coverage warning without another mode:\n%s", r.text())
+	}
+	// Hits found lexically with complete recall: no warning either.
+	r = e.c.call("search", map[string]any{"q": "invoice"})
+	if strings.Contains(r.text(), "search_coverage") || strings.HasPrefix(r.text(), "search: 0 hits.") {
+		t.Errorf("a lexical search with hits should carry no coverage warning:\n%s", r.text())
+	}
+}
