@@ -20,7 +20,7 @@ import (
 //	bearerauth ──▶ no project package, no MCP module
 //	rsclient, schemaindex, contentladder ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary)
-//	internal/softcache ◀── any layer; it imports no project package
+//	internal/softcache, internal/bearer ◀── any layer; they import no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
@@ -32,8 +32,9 @@ import (
 
 const modulePath = "github.com/pdpp/pdpp-mcp"
 
-// sharedUtilities are internal packages of no concept of their own (one
-// cache mechanism) that any layer may import; they import no project package.
+// sharedUtilities are small internal packages every layer shares (one
+// cache mechanism, one bearer grammar) that any layer may import; they
+// import no project package.
 var sharedUtilities = []string{"internal/softcache", "internal/bearer"}
 
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
