@@ -51,6 +51,14 @@ func TestDeclaredPosture(t *testing.T) {
 	if at(owner.body, "connectors", 0, "streams", 0, "cursor_field") != "received_at" {
 		t.Errorf("owner schema must stay full (capture 0144): %s", owner.raw)
 	}
+	// Owners see the connector under its key, clients under the grant's
+	// registry URI (captures 0144 vs 0090).
+	if got := at(owner.body, "connectors", 0, "source", "id"); got != "gmail" {
+		t.Errorf("owner source.id = %v", got)
+	}
+	if got := at(compact.body, "connectors", 0, "source", "id"); got != "https://registry.pdpp.dev/connectors/gmail" {
+		t.Errorf("client source.id = %v", got)
+	}
 	a := "/v1/streams/messages/"
 	for _, path := range []string{
 		a + "records?connection_id=" + connA + "&sort=-received_at&limit=2",

@@ -136,8 +136,10 @@ func scopeItems(items []schemaConnector, stream string, hasStream bool, connID s
 
 // renderConnector renders one ConnectorItem in the full or compact view.
 func (s *Server) renderConnector(p *principal, it schemaConnector, compact bool) obj {
+	// A client's grant names its source by registry URI; an owner reads
+	// the connector under its canonical key (captures 0090 vs 0144).
 	src := it.c.SourceID
-	if src == "" {
+	if src == "" || p.owner {
 		src = it.c.Key
 	}
 	lifted := liftConnections(it.streams)
