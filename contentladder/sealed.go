@@ -35,8 +35,8 @@ func (k *CursorKey) OpenPayload(purpose, param, s string) ([]byte, error) {
 	if s == "" || len(s) > maxSealedChars {
 		return nil, bad(ReasonMalformed, "is malformed (wrong length)")
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil || len(raw) <= macLen || base64.RawURLEncoding.EncodeToString(raw) != s {
+	raw, ok := decodeCanonical(s)
+	if !ok || len(raw) <= macLen {
 		return nil, bad(ReasonMalformed, "is malformed (not a value this server issued)")
 	}
 	payload, mac := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
