@@ -25,7 +25,7 @@ var (
 	reAggGrouped     = regexp.MustCompile(`(?m)^aggregate count\(messages\)(?: connection_id=\S+)? by is_seen: (\d+) buckets over (\d+) records$`)
 	reAggBucket      = regexp.MustCompile(`(?m)^(true|false) = (\d+)$`)
 	reFirstFetchID   = regexp.MustCompile(`\bfirst_fetch_id=(\S+)`)
-	reFirstHitField  = regexp.MustCompile(`(?m)^1\. \S+ ".*?" ([a-z_.]+): `)
+	reFirstHitField  = regexp.MustCompile(`(?m)^1\. \S+ "(?:[^"\\]|\\.)*"(?: \([^)]*\))? ([a-z_.]+): `)
 	sharedSubject    = "Offsite agenda and travel details" // the subject of demodata.SharedRecordID
 	errorEnvelopeKey = regexp.MustCompile(`^\{"error":\{`)
 )

@@ -112,7 +112,7 @@ const journeys = {
   async evidence() {
     const hits = await ok('search', { q: cfg.longTerm });
     const id = match(/\bfirst_fetch_id=(\S+)/, hits.text);
-    const field = match(/^1\. \S+ ".*?" ([a-z_.]+): /m, hits.text);
+    const field = match(/^1\. \S+ "(?:[^"\\]|\\.)*"(?: \([^)]*\))? ([a-z_.]+): /m, hits.text);
     const split = (t) => {
       const i = t.indexOf('\n');
       return [JSON.parse(t.slice(0, i)), t.slice(i + 1)];
