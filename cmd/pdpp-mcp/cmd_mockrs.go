@@ -86,6 +86,9 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 			fmt.Fprintf(stdout, "  grant %s (%s) connections=%v\n", g.GrantID, g.ConnectorKey, g.ConnectionIDs)
 		}
 		fmt.Fprintln(stdout, "bearers: run with --json to print them")
+		if summary.AuthorizationServer != "" {
+			fmt.Fprintf(stdout, "authorization server: %s (approves grant %s)\n", summary.AuthorizationServer, *authGrant)
+		}
 		if *tokenTTL > 0 {
 			fmt.Fprintf(stdout, "client tokens expire after %s; mint a fresh one: curl -X POST -H 'Authorization: Bearer <owner_bearer>' %s/_mockrs/grants/<grant_id>/token\n", *tokenTTL, summary.RSURL)
 		}

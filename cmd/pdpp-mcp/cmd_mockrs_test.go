@@ -178,7 +178,10 @@ func TestMockRSLexicalGapFlag(t *testing.T) {
 func TestMockRSAuthServerFlag(t *testing.T) {
 	t.Parallel()
 	sum := mockRS(t, "--auth-grant", demodata.GmailGrantID)
-	res, err := http.Get(sum.RSURL + "/.well-known/oauth-authorization-server")
+	if sum.AuthorizationServer != sum.RSURL+"/.well-known/oauth-authorization-server" {
+		t.Errorf("summary authorization_server = %q", sum.AuthorizationServer)
+	}
+	res, err := http.Get(sum.AuthorizationServer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package rstest
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -117,6 +118,9 @@ type Summary struct {
 	RSURL       string         `json:"rs_url"`
 	OwnerBearer string         `json:"owner_bearer"`
 	Grants      []GrantSummary `json:"grants"`
+	// AuthorizationServer is the RFC 8414 metadata URL when the minimal
+	// authorization server is mounted (Options.AuthGrantID).
+	AuthorizationServer string `json:"authorization_server,omitempty"`
 }
 
 // GrantSummary describes one client grant of a running mock RS.
@@ -198,6 +202,9 @@ func (s *Server) SetFaults(f *Faults) {
 // Summary describes the running server for operators and e2e harnesses.
 func (s *Server) Summary(rsURL string) Summary {
 	sum := Summary{RSURL: rsURL, Grants: []GrantSummary{}}
+	if s.opts.AuthGrantID != "" {
+		sum.AuthorizationServer = strings.TrimRight(rsURL, "/") + pathASMetadata
+	}
 	if len(s.ds.OwnerTokens) > 0 {
 		sum.OwnerBearer = s.ds.OwnerTokens[0]
 	}
