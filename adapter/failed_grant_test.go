@@ -86,6 +86,17 @@ func TestFailedGrantIsAWarningEverywhere(t *testing.T) {
 				t.Errorf("%s: no warning in structuredContent", tc.tool)
 			}
 		}
+		// fetch: the result stays exactly the document; the warning rides
+		// in its metadata (text and structuredContent alike).
+		page := c.call("query_records", map[string]any{"stream": "threads", "connection_id": work, "limit": 1})
+		m := recordLineRE.FindStringSubmatch(page.text())
+		if m == nil {
+			t.Fatalf("no record id in %s", page.text())
+		}
+		doc := c.call("fetch", map[string]any{"id": m[1]})
+		if doc.IsError || !strings.Contains(doc.text(), `"source_unavailable"`) || string(doc.StructuredContent) != doc.text() {
+			t.Errorf("fetch lacks the warning or is not exactly the document: %s", doc.text())
+		}
 		// A stream only the unread grant may hold is not unknown.
 		r := c.call("query_records", map[string]any{"stream": "channels"})
 		if got := r.errorCode(t); got != "source_unavailable" {

@@ -35,6 +35,7 @@ func TestNamesCheckedBeforeTheRS(t *testing.T) {
 		{"search", map[string]any{"q": "roadmap", "streams": []string{"threads"}}, "unknown_stream"},
 		{"search", map[string]any{"q": "roadmap", "streams": []string{"messages", "labels"}}, "unknown_stream"},
 		{"search", map[string]any{"q": "roadmap", "connection_id": personal}, "unknown_connection"},
+		{"search", map[string]any{"q": "roadmap", "mode": "semantic", "streams": []string{"threads"}}, "unknown_stream"},
 		{"fetch", map[string]any{"id": work + "/threads:t1"}, "unknown_stream"},
 		{"fetch", map[string]any{"id": "threads:t1"}, "unknown_stream"},
 		{"fetch", map[string]any{"id": personal + "/messages:m1"}, "unknown_connection"},

@@ -68,17 +68,22 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e != nil {
 		return errorResult(e)
 	}
-	if a.Mode != "lexical" {
-		modes := s.searchModes(ctx)
-		if !contains(modes, a.Mode) {
-			return errorResult(newAdapterError("search_mode_unavailable",
-				fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
-				field{"param", "mode"}, field{"available_modes", modes}))
-		}
-	}
 	set, te := s.sources(ctx)
 	if te != nil {
 		return errorResult(te)
+	}
+	// Names first: a stream or connection outside the grant costs no RS
+	// call, not even the metadata read that lists the modes.
+	if te := set.checkNames(a.ConnectionID, a.Streams...); te != nil {
+		return set.annotate(errorResult(te))
+	}
+	if a.Mode != "lexical" {
+		modes := s.searchModes(ctx)
+		if !contains(modes, a.Mode) {
+			return set.annotate(errorResult(newAdapterError("search_mode_unavailable",
+				fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
+				field{"param", "mode"}, field{"available_modes", modes})))
+		}
 	}
 	page, te := s.searchFanIn(ctx, set, a, filter, prev)
 	if te != nil {
