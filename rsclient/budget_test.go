@@ -102,7 +102,9 @@ func TestBudgetWaitEndsWithTheCall(t *testing.T) {
 		t.Fatal("could not spend the budget")
 	}
 
-	_, _, err := c.Streams(t.Context(), testBearer, StreamsQuery{})
+	short, cancelShort := context.WithTimeout(t.Context(), time.Second)
+	defer cancelShort()
+	_, _, err := c.Streams(short, testBearer, StreamsQuery{})
 	var te *TransportError
 	if !errors.As(err, &te) || te.Code != CodeBusy || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline while waiting: err = %v, want %s wrapping the deadline", err, CodeBusy)
