@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -287,4 +290,32 @@ func FuzzPreviewFit(f *testing.F) {
 			t.Fatalf("fit(%d) = %d bytes: %s", room, len(got.text), got.text)
 		}
 	})
+}
+
+func TestShareBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		natural, floor []int
+		room           int
+		want           []int
+		ok             bool
+	}{
+		{"all fit whole", []int{10, 20, 30}, []int{5, 5, 5}, 100, []int{10, 20, 30}, true},
+		{"long lines cut evenly", []int{10, 100, 100}, []int{5, 5, 5}, 110, []int{10, 50, 50}, true},
+		{"floors kept", []int{100, 100}, []int{60, 5}, 100, []int{60, 40}, true},
+		{"floors do not fit", []int{100, 100}, []int{60, 60}, 100, nil, false},
+		{"empty page", nil, nil, 0, []int{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := shareBudget(tc.natural, tc.floor, tc.room)
+			if ok != tc.ok {
+				t.Fatalf("ok = %t", ok)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("sizes (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

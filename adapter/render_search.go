@@ -174,7 +174,8 @@ func firstTerm(snippet, q string) string {
 func searchTextBudget(n int) int { return 2000 + 250*n }
 
 // searchFooter says what to do with a hit; printed once per page.
-const searchFooter = "\nfetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match; snippets ending in … are cut."
+const searchFooter = "\nhit lines: fetch id \"title\" (source) matched_field: snippet, cut with …; " +
+	"fetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
 
 // maxHitLabel bounds a hit's source label in text.
 const maxHitLabel = 40
