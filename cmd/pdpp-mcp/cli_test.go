@@ -34,6 +34,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"serve", "--help"}, []string{"-jwks-url string", "PDPP_MCP_SHUTDOWN_TIMEOUT"}},
 		{[]string{"demo", "--help"}, []string{"usage: pdpp-mcp demo", "-log-format"}},
 		{[]string{"stdio", "--help"}, []string{"usage: pdpp-mcp", "-cache-root"}},
+		{[]string{"mockrs", "--help"}, []string{"usage: pdpp-mcp mockrs", "-fault-status", "-request-log"}},
+		{[]string{"help", "mockrs"}, []string{"usage: pdpp-mcp mockrs", "-auth-grant"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

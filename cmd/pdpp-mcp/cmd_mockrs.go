@@ -11,10 +11,17 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
+const mockrsUsage = `usage: pdpp-mcp mockrs [flags]
+
+Serves the mock PDPP resource server over the demo dataset on loopback,
+for integration tests and local experiments. Stop with Ctrl-C.
+
+flags:
+`
+
 // runMockRS serves the mock RS over the demo dataset until interrupted.
 func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp mockrs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:7663", "listen address (HOST:PORT; port 0 picks a free port)")
 	asJSON := fs.Bool("json", false, "print one JSON line with rs_url, owner_bearer and grants once ready")
 	records := fs.Int("records", 0, "approximate dataset size in records (0 = demo default)")
@@ -29,12 +36,8 @@ func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout
 	var gaps lexicalGapFlag
 	fs.Var(&gaps, "lexical-gap", "CONNECTION_ID:STREAM left out of the lexical index, as the real RS once did (repeatable); semantic search still finds it")
 	requestLog := fs.String("request-log", "", "append one JSON line per request (time, method, path, query, principal; never the bearer) to this file; - = stderr")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pdpp-mcp mockrs: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := parseFlags(fs, mockrsUsage, args, stdout, stderr); !ok {
+		return code
 	}
 	if *tokenTTL < 0 {
 		fmt.Fprintln(stderr, "pdpp-mcp mockrs: --token-ttl must not be negative")
