@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean manifests release-check release-build
+.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean manifests release-check release-build bench-e2e
 
 all: build
 
@@ -69,3 +69,8 @@ bench:
 
 clean:
 	rm -rf bin dist
+
+## bench-e2e: the adapter against its limit, the RS itself (hosted, stdio and
+## direct REST side by side, interleaved; ~1–2 minutes). Not part of `test`.
+bench-e2e: build
+	$(GO) run ./e2e/bench -bin $(BIN)
