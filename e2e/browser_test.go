@@ -51,34 +51,38 @@ func TestConnectPageInChromium(t *testing.T) {
 	browserDo(t, ctx, chromedp.Navigate(origin+"/connect"), chromedp.WaitVisible(chromedp.ID("copy-url")))
 
 	got := map[string]string{
-		"title":        browserRun(t, ctx, chromedp.Title()),
-		"h1":           browserRun(t, ctx, chromedp.Text(chromedp.CSS("h1"))),
-		"url input":    browserRun(t, ctx, chromedp.Value(chromedp.ID("mcp-url"))),
-		"url label":    browserRun(t, ctx, chromedp.Evaluate[string](`document.getElementById("mcp-url").labels[0].textContent`)),
-		"style":        browserRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".primary")).borderTopColor`)),
-		"export":       browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-export"))),
-		"claude code":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-claude-code"))),
-		"codex":        browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-codex"))),
-		"generic":      browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-generic-header"))),
-		"stdio":        browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-connect"))),
-		"stdio config": browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-config"))),
-		"cli entry":    browserRun(t, ctx, chromedp.Text(chromedp.ID("entry-cli"))),
-		"llms link":    browserRun(t, ctx, chromedp.Evaluate[string](`document.getElementById("entry-llms").href`)),
+		"title":         browserRun(t, ctx, chromedp.Title()),
+		"h1":            browserRun(t, ctx, chromedp.Text(chromedp.CSS("h1"))),
+		"url input":     browserRun(t, ctx, chromedp.Value(chromedp.ID("mcp-url"))),
+		"url label":     browserRun(t, ctx, chromedp.Evaluate[string](`document.getElementById("mcp-url").labels[0].textContent`)),
+		"style":         browserRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".primary")).borderTopColor`)),
+		"export":        browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-export"))),
+		"claude code":   browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-claude-code"))),
+		"codex":         browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-codex"))),
+		"claude bearer": browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-claude-code-bearer"))),
+		"codex bearer":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-codex-bearer"))),
+		"generic":       browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-generic-header"))),
+		"stdio":         browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-connect"))),
+		"stdio config":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-config"))),
+		"cli entry":     browserRun(t, ctx, chromedp.Text(chromedp.ID("entry-cli"))),
+		"llms link":     browserRun(t, ctx, chromedp.Evaluate[string](`document.getElementById("entry-llms").href`)),
 	}
 	want := map[string]string{
-		"title":        "Connect an AI app",
-		"h1":           "Connect an AI app",
-		"url input":    mcpURL,
-		"url label":    "MCP server URL",
-		"style":        "rgb(11, 87, 208)", // the stylesheet applied under the CSP
-		"export":       `export PDPP_BEARER="<your client token>"`,
-		"claude code":  `claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer $PDPP_BEARER"`,
-		"codex":        `codex mcp add pdpp --url ` + mcpURL + ` --bearer-token-env-var PDPP_BEARER`,
-		"generic":      `Authorization: Bearer <your client token>`,
-		"stdio":        `pdpp connect ` + rs.URL,
-		"stdio config": `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","` + rs.URL + `"]}}}`,
-		"cli entry":    `pdpp connect ` + rs.URL,
-		"llms link":    origin + "/llms.txt",
+		"title":         "Connect an AI app",
+		"h1":            "Connect an AI app",
+		"url input":     mcpURL,
+		"url label":     "MCP server URL",
+		"style":         "rgb(11, 87, 208)", // the stylesheet applied under the CSP
+		"export":        `export PDPP_BEARER="<your client token>"`,
+		"claude code":   `claude mcp add --transport http pdpp ` + mcpURL,
+		"codex":         `codex mcp add pdpp --url ` + mcpURL,
+		"claude bearer": `claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer $PDPP_BEARER"`,
+		"codex bearer":  `codex mcp add pdpp --url ` + mcpURL + ` --bearer-token-env-var PDPP_BEARER`,
+		"generic":       `Authorization: Bearer <your client token>`,
+		"stdio":         `pdpp connect ` + rs.URL,
+		"stdio config":  `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","` + rs.URL + `"]}}}`,
+		"cli entry":     `pdpp connect ` + rs.URL,
+		"llms link":     origin + "/llms.txt",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("/connect as rendered (-want +got):\n%s", diff)
@@ -130,7 +134,7 @@ func TestConnectPageWithoutJavaScript(t *testing.T) {
 	}
 	want := map[string]string{
 		"url input":   origin + "/mcp",
-		"codex":       `codex mcp add pdpp --url ` + origin + `/mcp --bearer-token-env-var PDPP_BEARER`,
+		"codex":       `codex mcp add pdpp --url ` + origin + `/mcp`,
 		"copy button": "hidden",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -234,6 +234,11 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// claudeNeedsSignIn is the status `claude mcp list` shows (Claude Code
+// 2.x, offline) for an HTTP server whose 401 challenge leads to an
+// OAuth authorization server it has not signed in to yet.
+const claudeNeedsSignIn = "! Needs authentication"
+
 // claudeListLine is one server in `claude mcp list` (after its health check).
 var claudeListLine = regexp.MustCompile(`(?m)^([\w.-]+): (.+) - (.+)$`)
 
@@ -254,7 +259,12 @@ func TestClaudeCode(t *testing.T) {
 			stdio = append(stdio, c)
 		}
 	}
+	var checkStatus func(t *testing.T, script, dir, wantTarget, wantStatus string, env []string)
 	check := func(t *testing.T, script, dir, wantTarget string, env []string) {
+		t.Helper()
+		checkStatus(t, script, dir, wantTarget, "Connected", env)
+	}
+	checkStatus = func(t *testing.T, script, dir, wantTarget, wantStatus string, env []string) {
 		out, err := runHost(t, dir, env, script)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", script, err, out)
@@ -264,8 +274,8 @@ func TestClaudeCode(t *testing.T) {
 			t.Fatalf("claude mcp list: %v\n%s", err, list)
 		}
 		servers := claudeListLine.FindAllStringSubmatch(list, -1)
-		if len(servers) != 1 || !strings.Contains(servers[0][2], wantTarget) || !strings.Contains(servers[0][3], "Connected") {
-			t.Fatalf("claude mcp list after %q: want one server %s, connected; got:\n%s", script, wantTarget, list)
+		if len(servers) != 1 || !strings.Contains(servers[0][2], wantTarget) || !strings.Contains(servers[0][3], wantStatus) {
+			t.Fatalf("claude mcp list after %q: want one server %s, %q; got:\n%s", script, wantTarget, wantStatus, list)
 		}
 		t.Logf("%s → %s", script[strings.LastIndexByte(script, '\n')+1:], servers[0][0])
 	}
@@ -273,9 +283,21 @@ func TestClaudeCode(t *testing.T) {
 		if len(hosted) == 0 {
 			t.Fatalf("the demo prints no hosted `claude mcp add` command: %q", setup.claude)
 		}
+		signIn := 0
 		for _, c := range hosted {
-			check(t, strings.Join(append(append([]string{}, setup.exports...), c), "\n"), t.TempDir(), setup.mcpURL,
-				hostEnv(t, bins, newOfflineProxy(t)))
+			script := strings.Join(append(append([]string{}, setup.exports...), c), "\n")
+			if strings.Contains(c, "--header") {
+				check(t, script, t.TempDir(), setup.mcpURL, hostEnv(t, bins, newOfflineProxy(t)))
+				continue
+			}
+			// Header-free: Claude Code follows the 401 challenge to the
+			// demo's authorization server and reports that the server
+			// needs sign-in (done in /mcp), not "Failed to connect".
+			signIn++
+			checkStatus(t, script, t.TempDir(), setup.mcpURL, claudeNeedsSignIn, hostEnv(t, bins, newOfflineProxy(t)))
+		}
+		if signIn == 0 {
+			t.Errorf("the demo prints no header-free (sign-in) `claude mcp add` command: %q", hosted)
 		}
 	})
 	t.Run("stdio", func(t *testing.T) {
@@ -330,6 +352,7 @@ type codexServer struct {
 		Command           string   `json:"command"`
 		Args              []string `json:"args"`
 	} `json:"transport"`
+	AuthStatus string `json:"auth_status"`
 }
 
 // TestCodex runs each `codex mcp add` command the demo prints, exactly as
@@ -347,11 +370,14 @@ func TestCodex(t *testing.T) {
 	for _, e := range setup.exports {
 		exported[strings.SplitN(strings.TrimPrefix(e, "export "), "=", 2)[0]] = true
 	}
-	sawHosted := false
+	sawHosted, sawSignIn := false, false
 	for _, c := range setup.codex {
 		env := hostEnv(t, bins, newOfflineProxy(t))
 		script := strings.Join(append(append([]string{}, setup.exports...), c), "\n")
-		if out, err := runHost(t, t.TempDir(), env, script); err != nil {
+		signIn := hostedCommand(c) && !strings.Contains(c, "--bearer-token-env-var")
+		if signIn {
+			codexSignIn(t, env, script)
+		} else if out, err := runHost(t, t.TempDir(), env, script); err != nil {
 			t.Fatalf("%s: %v\n%s", script, err, out)
 		}
 		out, err := runHost(t, t.TempDir(), env, "codex mcp list --json 2>/dev/null")
@@ -366,6 +392,11 @@ func TestCodex(t *testing.T) {
 		switch {
 		case !s.Enabled:
 			t.Errorf("%s: server %s is not enabled", c, s.Name)
+		case signIn:
+			sawSignIn = true
+			if s.Transport.Type != "streamable_http" || s.Transport.URL != setup.mcpURL || s.AuthStatus != "o_auth" {
+				t.Errorf("%s: listed as %+v, auth %q; want streamable_http %s signed in (o_auth)", c, s.Transport, s.AuthStatus, setup.mcpURL)
+			}
 		case hostedCommand(c):
 			sawHosted = true
 			if s.Transport.Type != "streamable_http" || s.Transport.URL != setup.mcpURL || !exported[s.Transport.BearerTokenEnvVar] {
@@ -381,4 +412,54 @@ func TestCodex(t *testing.T) {
 	if !sawHosted {
 		t.Errorf("the demo prints no hosted `codex mcp add` command: %q", setup.codex)
 	}
+	if !sawSignIn {
+		t.Errorf("the demo prints no header-free (sign-in) `codex mcp add` command: %q", setup.codex)
+	}
+}
+
+// codexAuthorizeURL is the sign-in URL Codex prints for the user's
+// browser: the demo authorization server's authorize endpoint.
+var codexAuthorizeURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/oauth/authorize\?\S+`)
+
+// codexSignIn runs a header-free `codex mcp add` as printed. Codex finds
+// the authorization server from the adapter's 401 challenge, registers
+// itself, prints the authorize URL and waits on its loopback callback;
+// the test plays the browser (the demo approves without a person) by
+// following that URL's redirects, and Codex must then report success.
+func codexSignIn(t *testing.T, env []string, script string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	cmd.Dir, cmd.Env = t.TempDir(), env
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var authorize string
+	for deadline := time.Now().Add(30 * time.Second); authorize == "" && time.Now().Before(deadline); {
+		select {
+		case err := <-done:
+			t.Fatalf("%s ended before printing a sign-in URL (%v):\n%s", script, err, out.String())
+		case <-time.After(100 * time.Millisecond):
+			authorize = codexAuthorizeURL.FindString(out.String())
+		}
+	}
+	if authorize == "" {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s printed no authorize URL within 30s:\n%s", script, out.String())
+	}
+	resp, err := http.Get(authorize) // follows the 302 to Codex's loopback callback
+	if err != nil {
+		t.Fatalf("browser step: %v", err)
+	}
+	_ = resp.Body.Close()
+	if err := <-done; err != nil || !strings.Contains(out.String(), "Successfully logged in") {
+		t.Fatalf("%s after the browser step (HTTP %s): %v\n%s", script, resp.Status, err, out.String())
+	}
+	t.Logf("codex signed in through %s", authorize[:strings.Index(authorize, "?")])
 }

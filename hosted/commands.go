@@ -15,7 +15,22 @@ const BearerEnvVar = "PDPP_BEARER"
 // ServerKey is the name the setup commands register the server under.
 const ServerKey = "pdpp"
 
-// ClaudeCodeCommand is `claude mcp add` for the hosted endpoint.
+// ClaudeCodeSignInCommand is `claude mcp add` for the hosted endpoint
+// without a header: Claude Code finds the authorization server from the
+// 401 challenge and signs in itself (OAuth), so no token is copied.
+func ClaudeCodeSignInCommand(mcpURL string) string {
+	return `claude mcp add --transport http ` + ServerKey + ` ` + mcpURL
+}
+
+// CodexSignInCommand is `codex mcp add` for the hosted endpoint without
+// a bearer: Codex detects the OAuth challenge and starts signing in at
+// once (`codex mcp login` repeats it later).
+func CodexSignInCommand(mcpURL string) string {
+	return `codex mcp add ` + ServerKey + ` --url ` + mcpURL
+}
+
+// ClaudeCodeCommand is `claude mcp add` for the hosted endpoint with a
+// pasted bearer: the fallback for hosts or deployments without sign-in.
 func ClaudeCodeCommand(mcpURL, bearer string) string {
 	return `claude mcp add --transport http ` + ServerKey + ` ` + mcpURL + ` --header "Authorization: Bearer ` + bearer + `"`
 }

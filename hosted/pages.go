@@ -56,7 +56,9 @@ func registerPages(mux *http.ServeMux, h *hosted) {
 // pageData is everything the two page templates print.
 type pageData struct {
 	Origin, MCPURL, ProviderURL, MetadataURL, ConnectURL, LLMSURL string
-	BearerEnvVar, ExportLine, ClaudeCode, Codex                   string
+	ServerKey, BearerEnvVar, ExportLine                           string
+	ClaudeCode, Codex                                             string // sign-in (OAuth) setup, no token
+	ClaudeCodeBearer, CodexBearer                                 string // the pasted-token fallback
 	PDPPConnect, StdioConfig                                      string
 	Tools                                                         []toolLine
 }
@@ -74,18 +76,21 @@ func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 	}
 	mcpURL := origin + mcpPath
 	d := pageData{
-		Origin:       origin,
-		MCPURL:       mcpURL,
-		ProviderURL:  provider,
-		MetadataURL:  origin + prmPath + mcpPath,
-		ConnectURL:   origin + connectPath,
-		LLMSURL:      origin + llmsPath,
-		BearerEnvVar: BearerEnvVar,
-		ExportLine:   BearerExportLine(tokenPlaceholder),
-		ClaudeCode:   ClaudeCodeCommand(mcpURL, "$"+BearerEnvVar),
-		Codex:        CodexCommand(mcpURL),
-		PDPPConnect:  "pdpp connect " + provider,
-		StdioConfig:  StdioConfigJSON("pdpp-mcp", provider, ""),
+		Origin:           origin,
+		MCPURL:           mcpURL,
+		ProviderURL:      provider,
+		MetadataURL:      origin + prmPath + mcpPath,
+		ConnectURL:       origin + connectPath,
+		LLMSURL:          origin + llmsPath,
+		ServerKey:        ServerKey,
+		BearerEnvVar:     BearerEnvVar,
+		ExportLine:       BearerExportLine(tokenPlaceholder),
+		ClaudeCode:       ClaudeCodeSignInCommand(mcpURL),
+		Codex:            CodexSignInCommand(mcpURL),
+		ClaudeCodeBearer: ClaudeCodeCommand(mcpURL, "$"+BearerEnvVar),
+		CodexBearer:      CodexCommand(mcpURL),
+		PDPPConnect:      "pdpp connect " + provider,
+		StdioConfig:      StdioConfigJSON("pdpp-mcp", provider, ""),
 	}
 	for _, t := range adapter.Tools() {
 		d.Tools = append(d.Tools, toolLine{Name: t.Name, Summary: firstSentence(t.Description)})

@@ -122,14 +122,16 @@ func TestConnectPagePayload(t *testing.T) {
 	}
 
 	want := map[string]string{
-		"cmd-export":         `export PDPP_BEARER="<your client token>"`,
-		"cmd-claude-code":    `claude mcp add --transport http pdpp https://pdpp.example/mcp --header "Authorization: Bearer $PDPP_BEARER"`,
-		"cmd-codex":          `codex mcp add pdpp --url https://pdpp.example/mcp --bearer-token-env-var PDPP_BEARER`,
-		"cmd-generic-header": `Authorization: Bearer <your client token>`,
-		"cmd-stdio-connect":  `pdpp connect https://rs.example`,
-		"cmd-stdio-config":   `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","https://rs.example"]}}}`,
-		"entry-cli":          `pdpp connect https://rs.example`,
-		"entry-llms":         `https://pdpp.example/llms.txt`,
+		"cmd-export":             `export PDPP_BEARER="<your client token>"`,
+		"cmd-claude-code":        `claude mcp add --transport http pdpp https://pdpp.example/mcp`,
+		"cmd-codex":              `codex mcp add pdpp --url https://pdpp.example/mcp`,
+		"cmd-claude-code-bearer": `claude mcp add --transport http pdpp https://pdpp.example/mcp --header "Authorization: Bearer $PDPP_BEARER"`,
+		"cmd-codex-bearer":       `codex mcp add pdpp --url https://pdpp.example/mcp --bearer-token-env-var PDPP_BEARER`,
+		"cmd-generic-header":     `Authorization: Bearer <your client token>`,
+		"cmd-stdio-connect":      `pdpp connect https://rs.example`,
+		"cmd-stdio-config":       `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","https://rs.example"]}}}`,
+		"entry-cli":              `pdpp connect https://rs.example`,
+		"entry-llms":             `https://pdpp.example/llms.txt`,
 	}
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`<(?:code|a) id="([^"]+)"[^>]*>([^<]*)</(?:code|a)>`).FindAllStringSubmatch(body, -1) {
@@ -138,7 +140,7 @@ func TestConnectPagePayload(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("commands on /connect (-want +got):\n%s", diff)
 	}
-	for _, heading := range []string{"Connect an AI app", "Claude Code", "Codex", "ChatGPT, Claude.ai and other remote connectors", "Any other MCP client", "Run it locally instead (stdio)", "For agents"} {
+	for _, heading := range []string{"Connect an AI app", "Claude Code", "Codex", "Without sign-in: paste a client token", "ChatGPT, Claude.ai and other remote connectors", "Any other MCP client", "Run it locally instead (stdio)", "For agents"} {
 		if !regexp.MustCompile(`<h[12][^>]*>` + regexp.QuoteMeta(heading) + `</h[12]>`).MatchString(body) {
 			t.Errorf("no heading %q", heading)
 		}

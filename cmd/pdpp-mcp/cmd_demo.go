@@ -67,7 +67,10 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: build dataset: %v\n", err)
 		return exitFailure
 	}
-	rs, err := rstest.New(ds, rstest.Options{Semantic: true})
+	// The mock RS is also the demo's authorization server: hosts that sign
+	// in (OAuth from the adapter's 401 challenge) get the Gmail grant
+	// without a person approving, so the header-free setup works.
+	rs, err := rstest.New(ds, rstest.Options{Semantic: true, AuthGrantID: demodata.GmailGrantID})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
@@ -264,8 +267,16 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 			fmt.Fprintf(&b, "  %-8s %s  %s\n           %s\n", g.ConnectorKey, g.ID, describe(g), g.Token)
 		}
 	}
-	fmt.Fprintf(&b, "\nClaude Code:\n  %s\n\n", hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer))
-	fmt.Fprintf(&b, "Codex:\n  %s\n  %s\n\n", hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
+	// Sign-in first: the host discovers the authorization server from the
+	// 401 challenge, registers and gets a token itself (the mock approves
+	// the Gmail grant without a person). The bearer forms stay as the
+	// fallback for hosts without OAuth support.
+	fmt.Fprintf(&b, "\nClaude Code (signs in by itself, no token to copy):\n  %s\n", hosted.ClaudeCodeSignInCommand(r.MCPURL))
+	fmt.Fprintf(&b, "  (then run /mcp in Claude Code and choose pdpp to sign in)\n\n")
+	fmt.Fprintf(&b, "Codex (signs in by itself, no token to copy):\n  %s\n  (it opens the sign-in page at once; sign in again later with: codex mcp login %s)\n\n",
+		hosted.CodexSignInCommand(r.MCPURL), hosted.ServerKey)
+	fmt.Fprintf(&b, "Fallback without sign-in, with the demo bearer:\n  Claude Code:\n  %s\n  Codex:\n  %s\n  %s\n\n",
+		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
 	fmt.Fprintf(&b, "stdio (credentials from the demo cache %s):\n  %s %s\n  %s\n\n", r.CacheRoot, exe,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -260,6 +261,14 @@ func TestDemoHumanOutput(t *testing.T) {
 	for _, l := range all {
 		trimmed[strings.TrimSpace(l)] = true
 	}
+	// Sign-in first (no token on the line), the bearer forms after them.
+	signIn := []string{`claude mcp add --transport http pdpp ` + mcpURL, `codex mcp add pdpp --url ` + mcpURL}
+	for _, want := range signIn {
+		i, j := slices.Index(all, "  "+want), slices.IndexFunc(all, func(l string) bool { return strings.Contains(l, "--header") })
+		if i < 0 || j < 0 || i > j {
+			t.Errorf("want the sign-in line %q (at %d) before the first bearer line (at %d):\n%s", want, i, j, out)
+		}
+	}
 	for _, want := range []string{
 		`claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer ` + demodata.GmailToken + `"`,
 		`export PDPP_BEARER="` + demodata.GmailToken + `"`,
@@ -274,6 +283,7 @@ func TestDemoHumanOutput(t *testing.T) {
 	if !strings.Contains(out, `"--cache-root","`+cacheRoot+`"`) {
 		t.Errorf("stdio config does not name the given cache root:\n%s", out)
 	}
+	checkDemoAuthServer(t, strings.TrimSuffix(mcpURL, "/mcp"))
 	p.stop(t, syscall.SIGTERM)
 	if _, err := os.Stat(cacheRoot); err != nil {
 		t.Errorf("a caller-chosen cache root must stay: %v", err)
@@ -378,5 +388,45 @@ func runBounded(t *testing.T, cmd *exec.Cmd, d time.Duration) ([]byte, error) {
 		_ = cmd.Process.Kill()
 		<-done
 		return stdout.Bytes(), fmt.Errorf("still running after %s; stderr:\n%s", d, stderr.String())
+	}
+}
+
+// checkDemoAuthServer follows the sign-in discovery chain of the demo: the
+// adapter's protected-resource metadata names an authorization server
+// whose RFC 8414 metadata serves registration, authorize and token
+// endpoints, so header-free host setup can sign in.
+func checkDemoAuthServer(t *testing.T, origin string) {
+	t.Helper()
+	get := func(u string, out any) {
+		t.Helper()
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", u, resp.Status)
+		}
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out); err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+	}
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	get(origin+"/.well-known/oauth-protected-resource/mcp", &prm)
+	if len(prm.AuthorizationServers) != 1 {
+		t.Fatalf("protected-resource metadata names %q, want one authorization server", prm.AuthorizationServers)
+	}
+	as := prm.AuthorizationServers[0]
+	var asm map[string]any
+	get(as+"/.well-known/oauth-authorization-server", &asm)
+	for _, k := range []string{"registration_endpoint", "authorization_endpoint", "token_endpoint"} {
+		if u, _ := asm[k].(string); !strings.HasPrefix(u, as+"/") {
+			t.Errorf("authorization server metadata %s = %v, want an endpoint under %s", k, asm[k], as)
+		}
+	}
+	if got := asm["issuer"]; got != as {
+		t.Errorf("issuer %v, want %s (the name the adapter's metadata gives)", got, as)
 	}
 }
