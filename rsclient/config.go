@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/go-resty/resty/v2"
 )
 
 // Defaults applied by New when the corresponding Config field is zero.
@@ -67,7 +69,8 @@ type Client struct {
 	userAgent string
 	version   string
 	logger    *slog.Logger
-	http      *http.Client
+	http      *http.Client  // the pooled client underneath rest
+	rest      *resty.Client // sends every call over http, in raw-body mode
 	budget    *budget
 }
 
@@ -108,16 +111,25 @@ func New(cfg Config) (*Client, error) {
 	if rt == nil {
 		rt = newTransport(orDefault(cfg.MaxConnsPerHost, DefaultMaxConnsPerHost), c.timeout)
 	}
-	c.http = &http.Client{
-		Transport: rt,
-		// No cookie jar: a client shared by many grants must not carry state
-		// from one bearer's exchange into another's.
-		Jar: nil,
+	// No cookie jar (resty.New would add one): a client shared by many
+	// grants must not carry state from one bearer's exchange into another's.
+	c.http = &http.Client{Transport: rt, Jar: nil}
+	c.rest = resty.NewWithClient(c.http).
+		SetDebug(false).
+		SetDisableWarn(true).
+		SetLogger(discardLogger{}).
+		SetRetryCount(0).
+		// Raw-body mode: resty hands the body back unread, and do() reads
+		// it once under the byte budget and decodes it once. resty's own
+		// read (a copy outside the budget, grown 512 bytes at a time)
+		// would hold every concurrent answer in memory unbounded.
+		SetDoNotParseResponse(true).
 		// Redirects are never followed: the 3xx itself is returned to do(),
 		// which reports off-origin targets as CodeOffOrigin and the rest as
 		// *Error. Following would risk sending the bearer elsewhere.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}))
 	return c, nil
 }
 
@@ -149,3 +161,11 @@ func orDefault[T comparable](v, def T) T {
 	}
 	return v
 }
+
+// discardLogger silences resty's own logger: its messages may quote request
+// details and are not routed through the caller's slog.Logger.
+type discardLogger struct{}
+
+func (discardLogger) Errorf(string, ...any) {}
+func (discardLogger) Warnf(string, ...any)  {}
+func (discardLogger) Debugf(string, ...any) {}

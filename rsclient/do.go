@@ -16,8 +16,8 @@ import (
 
 // do performs exactly one GET of c.base+path?query. path must already be
 // escaped (encodeURIComponent per segment) and query already serialised;
-// because url.Parse keeps an escaping it considers valid in RawPath, the
-// wire bytes are ours.
+// the URL string is handed to resty as-is, and because url.Parse keeps an
+// escaping it considers valid in RawPath, the wire bytes are ours.
 //
 // The body is read once, under the Client's byte budget, and handed to
 // decode (2xx only) while the budget still counts it; decode returns the
@@ -49,28 +49,36 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 	return resp, err
 }
 
-// exchange sends the request, reads the body under the budget and
-// classifies the outcome.
+// exchange sends the request through resty, reads the body under the
+// budget and classifies the outcome.
+//
+// target goes to resty whole, with no resty query or path params, so resty
+// never re-encodes it: it only url.Parses and re-serialises the string, and
+// url.Parse keeps our escaping in RawPath and RawQuery verbatim.
 func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, target string, decode func([]byte) error) (*Response, error) {
-	req, err := http.NewRequestWithContext(callCtx, http.MethodGet, target, nil)
-	if err != nil {
-		return nil, &TransportError{Code: CodeUnavailable, Message: "request URL could not be built", Err: err}
-	}
-	req.Header["Accept"] = []string{"application/json"}
-	req.Header["User-Agent"] = []string{c.userAgent}
+	req := c.rest.R().
+		SetContext(callCtx).
+		SetHeader("Accept", "application/json").
+		SetHeader("User-Agent", c.userAgent)
 	if c.version != "" {
-		req.Header["Pdpp-Version"] = []string{c.version}
+		req.SetHeader("Pdpp-Version", c.version)
 	}
 	if auth {
-		req.Header["Authorization"] = []string{"Bearer " + bearer}
+		req.SetAuthToken(bearer) // "Authorization: Bearer <bearer>"
 	}
-	hr, err := c.http.Do(req)
-	if err != nil {
+	rr, err := req.Get(target)
+	switch {
+	case rr == nil:
+		// resty returns no Response only when the request could not be
+		// built, before anything was sent.
+		return nil, &TransportError{Code: CodeUnavailable, Message: "request URL could not be built", Err: err}
+	case err != nil:
 		return nil, transportError(callCtx, err)
 	}
-	defer hr.Body.Close()
-	resp := &Response{Status: hr.StatusCode, RequestID: hr.Header.Get("Request-Id"), Header: hr.Header}
-	body, release, err := c.budget.readBody(callCtx, hr.Body, hr.ContentLength, c.maxBody)
+	raw := rr.RawBody() // unread: raw-body mode (see New)
+	defer raw.Close()
+	resp := &Response{Status: rr.StatusCode(), RequestID: rr.Header().Get("Request-Id"), Header: rr.Header()}
+	body, release, err := c.budget.readBody(callCtx, raw, rr.RawResponse.ContentLength, c.maxBody)
 	if err != nil {
 		// No partial decode: status and headers only. Too large and busy
 		// stay as they are, unless the caller cancelled (then that is

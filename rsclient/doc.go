@@ -9,6 +9,18 @@
 // Only what a caller passes on unchanged is kept verbatim: Aggregation.Raw,
 // the schema and stream-metadata documents, and Error.Envelope.
 //
+// The HTTP layer is resty (github.com/go-resty/resty/v2) over a tuned
+// net/http keep-alive pool (newTransport), with no cookie jar, no retries
+// and a redirect policy that returns every 3xx unfollowed. resty runs in
+// raw-body mode (SetDoNotParseResponse): it sends the request and hands
+// back the unread body, which rsclient then reads exactly once under the
+// Client-wide byte budget (MaxBytesInFlight) and decodes exactly once. Left
+// to itself resty would first copy every body into a buffer of its own,
+// outside the budget and grown 512 bytes at a time: a second read of
+// each answer and unbounded memory under concurrency. Each URL is built here in full and handed
+// to resty as one string, never through resty's query or path parameters,
+// so resty does not re-encode it.
+//
 // Wire compatibility with the reference TypeScript adapter matters more than
 // Go idiom here: path segments are encoded like JS encodeURIComponent and
 // query strings like WHATWG URLSearchParams, in a fixed parameter order, so
