@@ -34,3 +34,15 @@ func ExampleNew() {
 	fmt.Print(resp.StatusCode, " ", string(body))
 	// Output: 200 {"status":"ok"}
 }
+
+// The stdio setup the demo prints for Claude Code: paths are quoted as
+// shell words, so a home directory with a space stays one argument.
+func ExampleClaudeCodeStdioCommand() {
+	exe := "/home/ann/go/bin/pdpp-mcp"
+	args := hosted.StdioArgs("http://127.0.0.1:7671", "/home/Ann Lee/.cache/pdpp-mcp/demo")
+	fmt.Println(hosted.ClaudeCodeStdioCommand(hosted.StdioServerKey, hosted.ShellQuote(exe), hosted.ShellQuoteAll(args)))
+	fmt.Println(hosted.ClaudeCodeAddJSONCommand(hosted.StdioServerKey, exe, args))
+	// Output:
+	// claude mcp add pdpp-stdio -- /home/ann/go/bin/pdpp-mcp --provider-url http://127.0.0.1:7671 --cache-root '/home/Ann Lee/.cache/pdpp-mcp/demo'
+	// claude mcp add-json pdpp-stdio '{"type":"stdio","command":"/home/ann/go/bin/pdpp-mcp","args":["--provider-url","http://127.0.0.1:7671","--cache-root","/home/Ann Lee/.cache/pdpp-mcp/demo"]}'
+}

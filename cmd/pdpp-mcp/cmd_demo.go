@@ -45,8 +45,8 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
 	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
 	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, bearer, grants, cache_root) once ready")
-	rsAddr := fs.String("rs-addr", "127.0.0.1:0", "mock RS listen address, loopback only (port 0 picks a free port)")
-	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: a temporary directory removed on exit)")
+	rsAddr := fs.String("rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
+	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
 	logs := addLogFlags(fs, env, "warn", "text")
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return code
@@ -75,10 +75,13 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
 	}
-	rsSrv, err := startHTTP(*rsAddr, rs)
+	rsSrv, note, err := startDemoRS(*rsAddr, flagSet(fs, "rs-addr"), rs)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: mock RS: %v\n", err)
 		return exitFailure
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %s\n", note)
 	}
 	// Every early return from here on must stop the RS too.
 	ctx, cancel := context.WithCancel(ctx)
@@ -96,7 +99,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	if err != nil {
 		return fail("%v", err)
 	}
-	root, cleanup, err := writeDemoCache(*cacheRoot, rsSrv.URL, ds)
+	root, cleanup, err := writeDemoCache(demoCacheRoot(*cacheRoot, stderr), rsSrv.URL, ds)
 	if err != nil {
 		return fail("credential cache: %v", err)
 	}
@@ -197,8 +200,11 @@ func grantToken(ds *rstest.Dataset, id string) string {
 }
 
 // writeDemoCache writes the `pdpp connect` cache file the stdio adapter
-// reads (credcache.Load). An empty root means a fresh temporary
-// directory that cleanup removes; a given root is left in place.
+// reads (credcache.Load). The dataset's tokens are derived from a fixed
+// seed and never expire, so a file written by an earlier run stays valid:
+// rewriting it is idempotent. An empty root means a fresh temporary
+// directory that cleanup removes (only when no user cache directory
+// exists); a given root is left in place.
 func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
 	cleanup := func() {}
 	if root == "" {
@@ -207,6 +213,12 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 			return "", cleanup, err
 		}
 		root, cleanup = dir, func() { _ = os.RemoveAll(dir) }
+	}
+	// Absolute, so the printed stdio setup does not depend on the
+	// directory a host starts the adapter in.
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", cleanup, err
 	}
 	path, err := credcache.CacheFilePath(root, rsURL)
 	if err != nil {
@@ -279,8 +291,7 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
-	fmt.Fprintf(&b, "stdio (credentials from the demo cache %s):\n  %s %s\n  %s\n\n", r.CacheRoot, exe,
-		strings.Join(hosted.StdioArgs(r.RSURL, r.CacheRoot), " "), hosted.StdioConfigJSON(exe, r.RSURL, r.CacheRoot))
+	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot)
 	b.WriteString("Press Ctrl-C to stop.\n")
 	_, _ = io.WriteString(w, b.String())
 }

@@ -44,12 +44,20 @@ type demoProcess struct {
 	err    error
 }
 
-// startDemo runs the binary; t.Cleanup kills it by PID if the test did
-// not stop it.
+// startDemo runs the binary with a fresh home and cache directory (never
+// the user's); t.Cleanup kills it by PID if the test did not stop it.
 func startDemo(t *testing.T, bin string, args ...string) *demoProcess {
 	t.Helper()
+	return startDemoIn(t, bin, t.TempDir(), args...)
+}
+
+// startDemoIn is startDemo with HOME and the user cache directory under
+// home, so two runs can share one.
+func startDemoIn(t *testing.T, bin, home string, args ...string) *demoProcess {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"demo"}, args...)...)
-	cmd.Env = append(os.Environ(), "PDPP_MCP_ADDR=") // flags only, not the caller's environment
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"PDPP_MCP_ADDR="} // flags only, not the caller's environment
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +127,8 @@ func TestDemoJSON(t *testing.T) {
 	t.Parallel()
 	bin := demoBinary(t)
 	start := time.Now()
-	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--json")
+	home := t.TempDir()
+	p := startDemoIn(t, bin, home, "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0", "--json")
 	line := p.line(t, 60*time.Second)
 	t.Logf("demo --json: first ready line after %s", time.Since(start).Round(time.Millisecond))
 
@@ -168,7 +177,12 @@ func TestDemoJSON(t *testing.T) {
 		t.Errorf("grants (-want +got):\n%s", diff)
 	}
 
-	// The demo cache holds every usable, non-overlapping client grant.
+	// By default the cache lives under the user's cache directory, by
+	// absolute path, and holds every usable, non-overlapping client grant.
+	if !filepath.IsAbs(ready.CacheRoot) || !strings.HasPrefix(ready.CacheRoot, home+string(filepath.Separator)) ||
+		!strings.HasSuffix(ready.CacheRoot, filepath.Join("pdpp-mcp", "demo")) {
+		t.Errorf("cache_root = %q, want pdpp-mcp/demo in the user cache directory under %s", ready.CacheRoot, home)
+	}
 	toks, _, err := credcache.Load(ready.CacheRoot, ready.RSURL, time.Now())
 	if err != nil {
 		t.Fatalf("demo credential cache: %v", err)
@@ -226,8 +240,8 @@ func TestDemoJSON(t *testing.T) {
 	}
 
 	p.stop(t, syscall.SIGINT)
-	if _, err := os.Stat(ready.CacheRoot); !os.IsNotExist(err) {
-		t.Errorf("temporary cache %s survives the demo: %v", ready.CacheRoot, err)
+	if _, _, err := credcache.Load(ready.CacheRoot, ready.RSURL, time.Now()); err != nil {
+		t.Errorf("the demo cache must outlive the demo (the printed stdio setup names it): %v", err)
 	}
 }
 
@@ -238,7 +252,7 @@ func TestDemoHumanOutput(t *testing.T) {
 	cacheRoot := t.TempDir()
 	bin := demoBinary(t)
 	start := time.Now()
-	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--cache-root", cacheRoot)
+	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0", "--cache-root", cacheRoot)
 	first := p.line(t, 60*time.Second)
 	t.Logf("demo: first ready line after %s", time.Since(start).Round(time.Millisecond))
 	var mcpURL string
