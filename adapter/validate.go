@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -63,9 +65,9 @@ func (v *argValidator) check(tool string, raw json.RawMessage) *toolError {
 	if !ok {
 		return newAdapterError("invalid_arguments", "arguments do not match the input schema")
 	}
-	var msgs []string
-	var params []string
-	v.leaves(ve, &msgs, &params)
+	var l leafErrors
+	v.leaves(ve, &l, false)
+	msgs, params := l.msgs, l.params
 	extras := []field{}
 	if len(params) > 0 {
 		extras = append(extras, field{"param", params[0]})
@@ -76,21 +78,98 @@ func (v *argValidator) check(tool string, raw json.RawMessage) *toolError {
 	return newAdapterError("invalid_arguments", "input validation failed: "+strings.Join(msgs, "; "), extras...)
 }
 
-// leaves collects one message per failing leaf: "<path>: <reason>".
-func (v *argValidator) leaves(e *jsonschema.ValidationError, msgs, params *[]string) {
+// leafErrors are the messages of the failing leaves, in order, and the
+// top-level arguments they concern.
+type leafErrors struct {
+	msgs, params []string
+	// types indexes "got X" type failures by path and got, so that the
+	// single-type branches of one anyOf read as one union.
+	types map[string]*typeLeaf
+}
+
+// typeLeaf is one merged type failure: where its message sits and the
+// types wanted so far.
+type typeLeaf struct {
+	index int
+	got   string
+	want  []string
+}
+
+// leaves collects one message per failing leaf: "<path>: <reason>". Type
+// failures of alternatives (anyOf, oneOf branches: alt) at one path merge
+// into one message ("got null, want boolean or number or string"), the
+// wording a type union gets: portable schemas spell a union as
+// single-type anyOf branches.
+func (v *argValidator) leaves(e *jsonschema.ValidationError, l *leafErrors, alt bool) {
+	v.leavesAt(e, l, alt, nil, "")
+}
+
+// leavesAt is leaves with the failures of a property name (propertyNames)
+// moved to the top-level argument whose schema holds that propertyNames
+// (loc) and prefixed with the name (note). The validator's own location
+// for them is unreliable: it shares a buffer that validating later
+// properties overwrites (jsonschema v6.0.3), so it is not used.
+func (v *argValidator) leavesAt(e *jsonschema.ValidationError, l *leafErrors, alt bool, loc []string, note string) {
+	if loc == nil {
+		loc = e.InstanceLocation
+	}
 	if len(e.Causes) > 0 {
+		switch k := e.ErrorKind.(type) {
+		case *kind.AnyOf, *kind.OneOf:
+			alt = true
+		case *kind.AllOf:
+			alt = false
+		case *kind.PropertyNames:
+			at := []string{} // "arguments" unless the schema location names an argument
+			if arg := argumentOfSchema(e.SchemaURL); arg != "" {
+				at = []string{arg}
+			}
+			for _, c := range e.Causes {
+				v.leavesAt(c, l, alt, at, fmt.Sprintf("property name %q: ", k.Property))
+			}
+			return
+		}
 		for _, c := range e.Causes {
-			v.leaves(c, msgs, params)
+			if note != "" {
+				v.leavesAt(c, l, alt, loc, note)
+			} else {
+				v.leavesAt(c, l, alt, nil, "")
+			}
 		}
 		return
 	}
-	path := strings.Join(e.InstanceLocation, ".")
+	path := strings.Join(loc, ".")
 	if path == "" {
 		path = "arguments"
 	} else {
-		*params = append(*params, e.InstanceLocation[0])
+		l.params = append(l.params, loc[0])
 	}
-	*msgs = append(*msgs, path+": "+ungroup(e.ErrorKind.LocalizedString(v.printer)))
+	if k, ok := e.ErrorKind.(*kind.Type); ok && alt && note == "" {
+		key := path + "\x00" + k.Got
+		if t, seen := l.types[key]; seen {
+			t.want = append(t.want, k.Want...)
+			slices.Sort(t.want)
+			t.want = slices.Compact(t.want)
+			l.msgs[t.index] = path + ": " + (&kind.Type{Got: t.got, Want: t.want}).LocalizedString(v.printer)
+			return
+		}
+		if l.types == nil {
+			l.types = map[string]*typeLeaf{}
+		}
+		l.types[key] = &typeLeaf{index: len(l.msgs), got: k.Got, want: slices.Clone(k.Want)}
+	}
+	l.msgs = append(l.msgs, path+": "+note+ungroup(e.ErrorKind.LocalizedString(v.printer)))
+}
+
+// argumentOfSchema is the top-level argument a schema location is under
+// ("mem:///t.json#/properties/filter/…" → "filter"), or "".
+func argumentOfSchema(schemaURL string) string {
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	parts := strings.Split(strings.TrimPrefix(frag, "/"), "/")
+	if len(parts) < 2 || parts[0] != "properties" {
+		return ""
+	}
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(parts[1])
 }
 
 // digitGroup matches a thousands separator between digits.
