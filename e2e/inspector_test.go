@@ -112,24 +112,27 @@ var (
 	portabilitySummary = regexp.MustCompile(`(?m)^(\d+) errors?, (\d+) warnings? across \d+ tools?\.$`)
 )
 
-// strictFindings runs tools/list --strict and returns its findings as
-// "severity tool path", sorted. --strict exits 0 when every finding is a
+// strictList runs tools/list --strict, decodes the list into out and
+// returns the findings as "severity tool path", sorted. --strict exits 0 when every finding is a
 // warning, so the report on stderr is what tells; it prints nothing when
 // there is no finding. (stderr also carries the stdio server's own log.)
-func (in inspector) strictFindings() []string {
+func (in inspector) strictList(out any) []string {
 	in.t.Helper()
-	_, stderr := in.exec(inspectorExitOK, "--method", "tools/list", "--strict")
-	var out []string
-	for _, m := range portabilityFinding.FindAllStringSubmatch(string(stderr), -1) {
-		out = append(out, strings.ToLower(m[1])+" "+m[2]+" "+m[3])
+	stdout, stderr := in.exec(inspectorExitOK, "--method", "tools/list", "--strict")
+	if err := json.Unmarshal(stdout, out); err != nil {
+		in.t.Fatalf("inspector tools/list --strict: output is not JSON: %v\n%s", err, stdout)
 	}
-	if m := portabilitySummary.FindStringSubmatch(string(stderr)); m != nil && atoi(in.t, m[1])+atoi(in.t, m[2]) != len(out) {
-		in.t.Errorf("inspector --strict: the summary counts %s errors and %s warnings, this test read %d findings:\n%s", m[1], m[2], len(out), stderr)
-	} else if m == nil && len(out) > 0 {
+	var findings []string
+	for _, m := range portabilityFinding.FindAllStringSubmatch(string(stderr), -1) {
+		findings = append(findings, strings.ToLower(m[1])+" "+m[2]+" "+m[3])
+	}
+	if m := portabilitySummary.FindStringSubmatch(string(stderr)); m != nil && atoi(in.t, m[1])+atoi(in.t, m[2]) != len(findings) {
+		in.t.Errorf("inspector --strict: the summary counts %s errors and %s warnings, this test read %d findings:\n%s", m[1], m[2], len(findings), stderr)
+	} else if m == nil && len(findings) > 0 {
 		in.t.Errorf("inspector --strict: findings without the summary line:\n%s", stderr)
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(findings)
+	return findings
 }
 
 // TestInspectorCLI: tools/list and its --strict portability report, one tools/call per tool (handles taken from
@@ -162,17 +165,15 @@ func TestInspectorCLI(t *testing.T) {
 }
 
 func inspectorJourney(t *testing.T, in inspector) {
-	// Every tool schema must be portable: no error and no warning.
-	if got := in.strictFindings(); len(got) > 0 {
-		t.Errorf("tools/list --strict reports %d portability findings, want none:\n%s", len(got), strings.Join(got, "\n"))
-	}
-
 	var list struct {
 		Tools []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	in.run(&list, "--method", "tools/list")
+	// Every tool schema must be portable: no error and no warning.
+	if got := in.strictList(&list); len(got) > 0 {
+		t.Errorf("tools/list --strict reports %d portability findings, want none:\n%s", len(got), strings.Join(got, "\n"))
+	}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)

@@ -45,9 +45,14 @@ var (
 	mockRS  mockRSSummary
 )
 
-// processTimeout bounds every process a test starts; a hung client or
-// server fails its test instead of hanging the suite.
+// processTimeout bounds every client process a test runs; a hung client
+// fails its test instead of hanging the suite.
 const processTimeout = 2 * time.Minute
+
+// serverTimeout bounds the servers a test starts (serve, demo, nginx, stdio
+// servers): they live as long as their test, which on a loaded machine (two
+// cores shared by many jobs) can run for minutes of client processes.
+const serverTimeout = 10 * time.Minute
 
 func TestMain(m *testing.M) {
 	code, err := setup(m)

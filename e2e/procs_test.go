@@ -15,7 +15,7 @@ import (
 )
 
 // startBounded starts cmd and registers its end: killed by PID when the
-// test ends, or earlier when it outlives processTimeout.
+// test ends, or earlier when it outlives serverTimeout.
 func startBounded(t testing.TB, cmd *exec.Cmd) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
@@ -25,11 +25,11 @@ func startBounded(t testing.TB, cmd *exec.Cmd) {
 }
 
 // watchProcess kills an already started cmd by PID at cleanup or after
-// processTimeout. reap waits for it too; false when its starter (the Go
+// serverTimeout. reap waits for it too; false when its starter (the Go
 // SDK's CommandTransport) already waits for it, as Wait may run only once.
 func watchProcess(t testing.TB, cmd *exec.Cmd, reap bool) {
 	t.Helper()
-	timer := time.AfterFunc(processTimeout, func() { _ = cmd.Process.Kill() })
+	timer := time.AfterFunc(serverTimeout, func() { _ = cmd.Process.Kill() })
 	t.Cleanup(func() {
 		timer.Stop()
 		_ = cmd.Process.Kill()
