@@ -21,13 +21,15 @@ import (
 
 // demoReady is the one JSON line `demo --json` prints once both servers
 // accept connections. grants has the shape of `mockrs --json`; the owner
-// bearer is deliberately absent.
+// bearer is deliberately absent. authorization_server is the RFC 8414
+// metadata URL of the mock's authorization server, where hosts sign in.
 type demoReady struct {
-	MCPURL    string                `json:"mcp_url"`
-	RSURL     string                `json:"rs_url"`
-	Bearer    string                `json:"bearer"`
-	Grants    []rstest.GrantSummary `json:"grants"`
-	CacheRoot string                `json:"cache_root"`
+	MCPURL              string                `json:"mcp_url"`
+	RSURL               string                `json:"rs_url"`
+	AuthorizationServer string                `json:"authorization_server"`
+	Bearer              string                `json:"bearer"`
+	Grants              []rstest.GrantSummary `json:"grants"`
+	CacheRoot           string                `json:"cache_root"`
 }
 
 const demoUsage = `usage: pdpp-mcp demo [flags]
@@ -44,7 +46,7 @@ flags:
 func runDemo(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
 	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
-	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, bearer, grants, cache_root) once ready")
+	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
 	rsAddr := fs.String("rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
 	logs := addLogFlags(fs, env, "warn", "text")
@@ -109,8 +111,9 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return fail("%v", err)
 	}
 
-	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, Bearer: grantToken(ds, demodata.GmailGrantID),
-		Grants: rs.Summary(rsSrv.URL).Grants, CacheRoot: root}
+	sum := rs.Summary(rsSrv.URL)
+	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, AuthorizationServer: sum.AuthorizationServer,
+		Bearer: grantToken(ds, demodata.GmailGrantID), Grants: sum.Grants, CacheRoot: root}
 	if *asJSON {
 		line, _ := json.Marshal(ready)
 		fmt.Fprintln(stdout, string(line))
@@ -268,7 +271,8 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 	var b strings.Builder
 	fmt.Fprintf(&b, "pdpp-mcp demo ready: %s\n", r.MCPURL)
 	fmt.Fprintf(&b, "Setup page: %s/connect   Agent-readable: %s/llms.txt\n\n", origin, origin)
-	fmt.Fprintf(&b, "Mock PDPP resource server with demo data: %s (loopback only)\n\n", r.RSURL)
+	fmt.Fprintf(&b, "Mock PDPP resource server with demo data: %s (loopback only)\n", r.RSURL)
+	fmt.Fprintf(&b, "Its authorization server (sign-in approves the %s grant without a person): %s\n\n", demodata.GmailGrantID, r.AuthorizationServer)
 	for _, g := range activeGrants(ds) {
 		if g.ID == demodata.GmailGrantID {
 			fmt.Fprintf(&b, "Demo client bearer (%s grant %s; %s):\n  %s\n\nOther demo grants:\n", g.ConnectorKey, g.ID, describe(g), g.Token)

@@ -133,11 +133,12 @@ func TestDemoJSON(t *testing.T) {
 	t.Logf("demo --json: first ready line after %s", time.Since(start).Round(time.Millisecond))
 
 	var ready struct {
-		MCPURL    string `json:"mcp_url"`
-		RSURL     string `json:"rs_url"`
-		Bearer    string `json:"bearer"`
-		CacheRoot string `json:"cache_root"`
-		Grants    []struct {
+		MCPURL              string `json:"mcp_url"`
+		RSURL               string `json:"rs_url"`
+		AuthorizationServer string `json:"authorization_server"`
+		Bearer              string `json:"bearer"`
+		CacheRoot           string `json:"cache_root"`
+		Grants              []struct {
 			GrantID       string   `json:"grant_id"`
 			ConnectorKey  string   `json:"connector_key"`
 			Bearer        string   `json:"bearer"`
@@ -158,6 +159,10 @@ func TestDemoJSON(t *testing.T) {
 	if !strings.HasPrefix(ready.RSURL, "http://127.0.0.1:") {
 		t.Errorf("rs_url = %q, want loopback", ready.RSURL)
 	}
+	if want := ready.RSURL + "/.well-known/oauth-authorization-server"; ready.AuthorizationServer != want {
+		t.Errorf("authorization_server = %q, want %q (the mock RS's own)", ready.AuthorizationServer, want)
+	}
+	checkDemoAuthServer(t, strings.TrimSuffix(ready.MCPURL, "/mcp"))
 	if ready.Bearer != demodata.GmailToken {
 		t.Errorf("bearer is not the Gmail grant's (two connections)")
 	}
