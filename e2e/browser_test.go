@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,6 +64,8 @@ func TestConnectPageInChromium(t *testing.T) {
 		"codex bearer":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-codex-bearer"))),
 		"generic":       browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-generic-header"))),
 		"stdio":         browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-connect"))),
+		"stdio claude":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-claude-code"))),
+		"stdio codex":   browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-codex"))),
 		"stdio config":  browserRun(t, ctx, chromedp.Text(chromedp.ID("cmd-stdio-config"))),
 		"cli entry":     browserRun(t, ctx, chromedp.Text(chromedp.ID("entry-cli"))),
 		"llms link":     browserRun(t, ctx, chromedp.Evaluate[string](`document.getElementById("entry-llms").href`)),
@@ -79,8 +82,10 @@ func TestConnectPageInChromium(t *testing.T) {
 		"claude bearer": `claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer $PDPP_BEARER"`,
 		"codex bearer":  `codex mcp add pdpp --url ` + mcpURL + ` --bearer-token-env-var PDPP_BEARER`,
 		"generic":       `Authorization: Bearer <your client token>`,
-		"stdio":         `pdpp connect ` + rs.URL,
-		"stdio config":  `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","` + rs.URL + `"]}}}`,
+		"stdio":         `cd "$HOME" && pdpp connect ` + rs.URL,
+		"stdio claude":  `claude mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
+		"stdio codex":   `codex mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
+		"stdio config":  `{"mcpServers":{"pdpp-stdio":{"command":"/ABSOLUTE/PATH/TO/pdpp-mcp","args":["--provider-url","` + rs.URL + `","--cache-root","/ABSOLUTE/PATH/TO/HOME/.pdpp"]}}}`,
 		"cli entry":     `pdpp connect ` + rs.URL,
 		"llms link":     origin + "/llms.txt",
 	}
@@ -88,12 +93,35 @@ func TestConnectPageInChromium(t *testing.T) {
 		t.Errorf("/connect as rendered (-want +got):\n%s", diff)
 	}
 
-	// Each copy button puts exactly its payload on the clipboard.
-	for _, tc := range []struct{ button, want string }{
-		{`#copy-url`, mcpURL},
-		{`button[data-copy="cmd-claude-code"]`, want["claude code"]},
-		{`button[data-copy="cmd-codex"]`, want["codex"]},
-	} {
+	// Every copy button on the page puts exactly its payload on the
+	// clipboard, and every command box has one.
+	payload := map[string]string{
+		"mcp-url": mcpURL, "cmd-export": want["export"], "cmd-claude-code": want["claude code"], "cmd-codex": want["codex"],
+		"cmd-claude-code-bearer": want["claude bearer"], "cmd-codex-bearer": want["codex bearer"],
+		"cmd-generic-header": want["generic"], "cmd-stdio-connect": want["stdio"], "cmd-stdio-claude-code": want["stdio claude"],
+		"cmd-stdio-codex": want["stdio codex"], "cmd-stdio-config": want["stdio config"],
+	}
+	targets := browserRun(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("button[data-copy]"), b => b.getAttribute("data-copy"))`))
+	boxes := browserRun(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("pre > code"), c => c.id)`))
+	if len(targets) != len(payload) {
+		t.Errorf("copy buttons %q, want one for each of %d payloads", targets, len(payload))
+	}
+	for _, id := range boxes {
+		if !slices.Contains(targets, id) {
+			t.Errorf("command box %s has no copy button", id)
+		}
+	}
+	type copyCase struct{ button, want string }
+	var cases []copyCase
+	for _, id := range targets {
+		w, ok := payload[id]
+		if !ok {
+			t.Errorf("copy button for %s: no expected payload in this test", id)
+			continue
+		}
+		cases = append(cases, copyCase{`button[data-copy="` + id + `"]`, w})
+	}
+	for _, tc := range cases {
 		browserDo(t, ctx,
 			chromedp.Evaluate[chromedp.Void](`document.getElementById("copy-status").textContent = ""`),
 			chromedp.Click(chromedp.CSS(tc.button)),

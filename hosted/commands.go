@@ -1,7 +1,5 @@
 package hosted
 
-import "encoding/json"
-
 // Host setup commands. The /connect page, /llms.txt and `pdpp-mcp demo`
 // all print these, so one definition keeps every copy-paste path exact.
 // The page passes a placeholder or `$PDPP_BEARER` as the bearer; only the
@@ -54,17 +52,4 @@ func StdioArgs(providerURL, cacheRoot string) []string {
 		args = append(args, "--cache-root", cacheRoot)
 	}
 	return args
-}
-
-// StdioConfigJSON is the `mcpServers` entry most MCP clients accept for a
-// local stdio server.
-func StdioConfigJSON(command, providerURL, cacheRoot string) string {
-	type entry struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	b, _ := json.Marshal(map[string]map[string]entry{
-		"mcpServers": {ServerKey: {Command: command, Args: StdioArgs(providerURL, cacheRoot)}},
-	})
-	return string(b)
 }

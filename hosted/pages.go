@@ -59,7 +59,9 @@ type pageData struct {
 	ServerKey, BearerEnvVar, ExportLine                           string
 	ClaudeCode, Codex                                             string // sign-in (OAuth) setup, no token
 	ClaudeCodeBearer, CodexBearer                                 string // the pasted-token fallback
-	PDPPConnect, StdioConfig                                      string
+	PDPPConnect, StdioConnect, StdioConfig                        string
+	StdioServerKey, StdioClaudeCode, StdioCodex                   string
+	StdioExePlaceholder, StdioCachePlaceholder                    string
 	Tools                                                         []toolLine
 }
 
@@ -90,7 +92,14 @@ func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 		ClaudeCodeBearer: ClaudeCodeCommand(mcpURL, "$"+BearerEnvVar),
 		CodexBearer:      CodexCommand(mcpURL),
 		PDPPConnect:      "pdpp connect " + provider,
-		StdioConfig:      StdioConfigJSON("pdpp-mcp", provider, ""),
+		StdioConnect:     PDPPConnectHomeCommand(provider),
+		StdioServerKey:   StdioServerKey,
+		StdioClaudeCode:  ClaudeCodeStdioCommand(StdioServerKey, stdioExeWord, stdioPageWords(provider)),
+		StdioCodex:       CodexStdioCommand(StdioServerKey, stdioExeWord, stdioPageWords(provider)),
+		StdioConfig: MCPServersJSON(StdioServerKey, StdioExePlaceholder,
+			StdioArgs(provider, StdioCachePlaceholder)),
+		StdioExePlaceholder:   StdioExePlaceholder,
+		StdioCachePlaceholder: StdioCachePlaceholder,
 	}
 	for _, t := range adapter.Tools() {
 		d.Tools = append(d.Tools, toolLine{Name: t.Name, Summary: firstSentence(t.Description)})

@@ -128,8 +128,10 @@ func TestConnectPagePayload(t *testing.T) {
 		"cmd-claude-code-bearer": `claude mcp add --transport http pdpp https://pdpp.example/mcp --header "Authorization: Bearer $PDPP_BEARER"`,
 		"cmd-codex-bearer":       `codex mcp add pdpp --url https://pdpp.example/mcp --bearer-token-env-var PDPP_BEARER`,
 		"cmd-generic-header":     `Authorization: Bearer <your client token>`,
-		"cmd-stdio-connect":      `pdpp connect https://rs.example`,
-		"cmd-stdio-config":       `{"mcpServers":{"pdpp":{"command":"pdpp-mcp","args":["--provider-url","https://rs.example"]}}}`,
+		"cmd-stdio-connect":      `cd "$HOME" && pdpp connect https://rs.example`,
+		"cmd-stdio-claude-code":  `claude mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url https://rs.example --cache-root "$HOME/.pdpp"`,
+		"cmd-stdio-codex":        `codex mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url https://rs.example --cache-root "$HOME/.pdpp"`,
+		"cmd-stdio-config":       `{"mcpServers":{"pdpp-stdio":{"command":"/ABSOLUTE/PATH/TO/pdpp-mcp","args":["--provider-url","https://rs.example","--cache-root","/ABSOLUTE/PATH/TO/HOME/.pdpp"]}}}`,
 		"entry-cli":              `pdpp connect https://rs.example`,
 		"entry-llms":             `https://pdpp.example/llms.txt`,
 	}
@@ -147,6 +149,26 @@ func TestConnectPagePayload(t *testing.T) {
 	}
 	if !strings.Contains(body, `<html lang="en">`) {
 		t.Error("page does not declare its language")
+	}
+	// Every command box has its own Copy button.
+	buttons := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<button [^>]*data-copy="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		buttons[m[1]] = true
+	}
+	boxes := regexp.MustCompile(`<pre><code id="([^"]+)"`).FindAllStringSubmatch(body, -1)
+	if len(boxes) < 10 {
+		t.Errorf("only %d command boxes found", len(boxes))
+	}
+	for _, m := range boxes {
+		if !buttons[m[1]] {
+			t.Errorf("command box %s has no Copy button", m[1])
+		}
+	}
+	// Where a client token comes from is said on the page.
+	for _, want := range []string{"PDPP provider", "OAuth", "pdpp connect", "pdpp-mcp demo"} {
+		if !strings.Contains(regexp.MustCompile(`(?s)<p id="token-source">.*?</p>`).FindString(body), want) {
+			t.Errorf("the client-token source paragraph does not mention %q", want)
+		}
 	}
 }
 
@@ -246,7 +268,7 @@ func TestLLMsTxtToolsMatchCatalog(t *testing.T) {
 		"Streamable HTTP, stateless",
 		`WWW-Authenticate: Bearer resource_metadata="https://pdpp.example/.well-known/oauth-protected-resource/mcp"`,
 		"Owner and control-plane tokens are refused",
-		"pdpp-mcp --provider-url " + pagesProvider,
+		`"$(command -v pdpp-mcp)" --provider-url ` + pagesProvider + ` --cache-root "$HOME/.pdpp"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/llms.txt lacks %q", want)

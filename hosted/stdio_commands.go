@@ -69,3 +69,32 @@ func ShellQuoteAll(words []string) []string {
 	}
 	return out
 }
+
+// The public setup page cannot know the reader's paths, so its stdio
+// setup lets the shell fill them in when the command runs (the host then
+// stores the absolute values), and its JSON block names placeholders the
+// page tells the reader how to fill.
+const (
+	// stdioExeWord expands to the absolute path of pdpp-mcp on PATH.
+	stdioExeWord = `"$(command -v pdpp-mcp)"`
+	// stdioCacheWord is the cache `pdpp connect` writes when run in the
+	// home directory (it writes .pdpp under its working directory).
+	stdioCacheWord = `"$HOME/.pdpp"`
+	// StdioExePlaceholder and StdioCachePlaceholder stand for the two
+	// absolute paths in the page's JSON block.
+	StdioExePlaceholder   = "/ABSOLUTE/PATH/TO/pdpp-mcp"
+	StdioCachePlaceholder = "/ABSOLUTE/PATH/TO/HOME/.pdpp"
+)
+
+// PDPPConnectHomeCommand runs `pdpp connect` in the home directory, so
+// the cache lands in one fixed place ($HOME/.pdpp) whatever directory the
+// reader's shell is in.
+func PDPPConnectHomeCommand(providerURL string) string {
+	return `cd "$HOME" && pdpp connect ` + providerURL
+}
+
+// stdioPageWords are the stdio adapter's arguments as shell words for the
+// public page: the cache root is expanded by the shell.
+func stdioPageWords(providerURL string) []string {
+	return []string{"--provider-url", ShellQuote(providerURL), "--cache-root", stdioCacheWord}
+}
