@@ -22,24 +22,31 @@ var mustPassConformance = []string{"dns-rebinding-protection", "server-initializ
 
 // bearerProxy is a test-only loopback reverse proxy that adds the client
 // bearer the conformance runner cannot send. The product has no anonymous
-// mode; this proxy is the runner's credential, nothing more.
-func bearerProxy(t *testing.T, target, bearer string) string {
+// mode; this proxy is the runner's credential, nothing more. The proxy is
+// the adapter's public face (as any same-host reverse proxy is), so `serve`
+// runs with PDPP_MCP_PUBLIC_URL naming it: the adapter derives its origin
+// from configuration, never from the Host header, and a browser Origin of
+// the proxy is then the adapter's own.
+func bearerProxy(t *testing.T, bearer string) string {
 	t.Helper()
-	u, err := url.Parse(target)
+	srv := httptest.NewUnstartedServer(nil)
+	public := "http://" + srv.Listener.Addr().String()
+	endpoint, _ := startServeEnv(t, "serve: ", []string{"PDPP_MCP_PUBLIC_URL=" + public})
+	target, err := url.Parse(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	origin := &url.URL{Scheme: u.Scheme, Host: u.Host}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+	origin := &url.URL{Scheme: target.Scheme, Host: target.Host}
+	srv.Config.Handler = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(origin)
 		// Keep the client's Host: the rebinding scenario is about what the
 		// adapter does with the Host and Origin it receives.
 		r.Out.Host = r.In.Host
 		r.Out.Header.Set("Authorization", "Bearer "+bearer)
 	}}
-	srv := httptest.NewServer(rp)
+	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL + u.Path
+	return public + target.Path
 }
 
 // conformanceCheck is one entry of a scenario's checks.json.
@@ -58,7 +65,7 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	modules := requireNodeModules(t)
 	node := pinnedNode(t, modules)
-	endpoint := bearerProxy(t, startServe(t), mockRS.bearer(t, demodata.GmailGrantID))
+	endpoint := bearerProxy(t, mockRS.bearer(t, demodata.GmailGrantID))
 	expected, err := filepath.Abs("conformance-expected-failures.yml")
 	if err != nil {
 		t.Fatal(err)
