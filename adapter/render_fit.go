@@ -58,54 +58,78 @@ type preview struct {
 	kids  []*preview
 }
 
-// parsePreview reads a JSON value; ok is false for invalid JSON.
+// parsePreview reads a JSON value; ok is false for invalid JSON. It checks
+// the bytes once (json.Valid allocates nothing) and then walks them
+// directly: a json.Decoder token stream allocates an error value at the
+// end of every array element and object member, which made this the
+// largest allocator of a record page.
 func parsePreview(raw json.RawMessage) (*preview, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	p, err := parsePreviewValue(dec, 0)
-	if err != nil {
+	if !json.Valid(raw) {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false
-	}
-	return p, true
+	w := previewWalker{b: raw}
+	p, ok := w.value(0)
+	return p, ok
 }
 
-func parsePreviewValue(dec *json.Decoder, depth int) (*preview, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
+// previewWalker reads previews out of bytes json.Valid accepted.
+type previewWalker struct {
+	b []byte
+	i int
+}
+
+func (w *previewWalker) skipSpace() {
+	for w.i < len(w.b) {
+		switch w.b[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
 	}
-	switch v := t.(type) {
-	case json.Delim:
+}
+
+// value reads one value at depth (the outermost is 0); ok is false only
+// when a container is nested previewMaxDepth deep.
+func (w *previewWalker) value(depth int) (*preview, bool) {
+	w.skipSpace()
+	switch c := w.b[w.i]; c {
+	case '{', '[':
 		if depth >= previewMaxDepth {
-			return nil, fmt.Errorf("payload nested too deeply")
+			return nil, false
 		}
+		w.i++
 		p := &preview{kind: 'a'}
-		if v == '{' {
-			p.kind = 'o'
+		closing := byte(']')
+		if c == '{' {
+			p.kind, closing = 'o', '}'
 		}
-		for dec.More() {
-			if p.kind == 'o' {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				p.keys = append(p.keys, kt.(string))
+		for {
+			w.skipSpace()
+			switch w.b[w.i] {
+			case closing:
+				w.i++
+				return p, true
+			case ',':
+				w.i++
+				w.skipSpace()
 			}
-			kid, err := parsePreviewValue(dec, depth+1)
-			if err != nil {
-				return nil, err
+			if p.kind == 'o' {
+				p.keys = append(p.keys, w.str())
+				w.skipSpace()
+				w.i++ // ':'
+			}
+			kid, ok := w.value(depth + 1)
+			if !ok {
+				return nil, false
 			}
 			p.kids = append(p.kids, kid)
 		}
-		_, err := dec.Token()
-		return p, err
-	case string:
+	case '"':
+		v := w.str()
 		if contentladder.IsLargeBase64(v) {
 			q, _ := json.Marshal(v)
-			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, nil
+			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, true
 		}
 		n := utf8.RuneCountInString(v)
 		s := v
@@ -113,13 +137,48 @@ func parsePreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2) // keeps previewMaxRunes+1 runes of v
 			s = s[:len(s)-len(contentladder.Ellipsis)]
 		}
-		return &preview{kind: 's', str: s, runes: n}, nil
-	case json.Number:
-		return &preview{kind: 'l', lit: v.String()}, nil
-	case bool:
-		return &preview{kind: 'l', lit: fmt.Sprint(v)}, nil
+		return &preview{kind: 's', str: s, runes: n}, true
+	default: // number, true, false, null: the literal's own bytes
+		start := w.i
+		for w.i < len(w.b) && !isJSONDelimiter(w.b[w.i]) {
+			w.i++
+		}
+		return &preview{kind: 'l', lit: string(w.b[start:w.i])}, true
 	}
-	return &preview{kind: 'l', lit: "null"}, nil
+}
+
+// isJSONDelimiter ends a number or literal.
+func isJSONDelimiter(c byte) bool {
+	switch c {
+	case ',', ']', '}', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// str reads the string at w.i (its opening quote) and returns its value.
+// Strings without escapes and with valid UTF-8 are their own bytes; the
+// rest go through encoding/json, which replaces invalid UTF-8 the same
+// way the decoder always did.
+func (w *previewWalker) str() string {
+	start := w.i
+	w.i++
+	plain := true
+	for w.b[w.i] != '"' {
+		if w.b[w.i] == '\\' {
+			plain = false
+			w.i++
+		}
+		w.i++
+	}
+	w.i++
+	body := w.b[start+1 : w.i-1]
+	if plain && utf8.Valid(body) {
+		return string(body)
+	}
+	var v string
+	_ = json.Unmarshal(w.b[start:w.i], &v) // valid: json.Valid checked the document
+	return v
 }
 
 // render writes the value with strings longer than limit runes cut to
@@ -154,10 +213,52 @@ func (p *preview) render(b *bytes.Buffer, limit int) {
 	}
 }
 
+// size is len of what render(limit) writes, counted without writing:
+// fitting asks for it at many limits per record.
 func (p *preview) size(limit int) int {
-	var b bytes.Buffer
-	p.render(&b, limit)
-	return b.Len()
+	switch p.kind {
+	case 'l':
+		return len(p.lit)
+	case 's':
+		if p.runes <= limit {
+			return jsonStringLen(p.str)
+		}
+		if limit <= 0 {
+			return 2 // TruncateRunes cuts to ""
+		}
+		// TruncateRunes keeps limit-1 runes and appends the ellipsis,
+		// which needs no escaping.
+		i := 0
+		for kept := 0; kept < limit-1; kept++ {
+			_, w := utf8.DecodeRuneInString(p.str[i:])
+			i += w
+		}
+		return jsonStringLen(p.str[:i]) + len(contentladder.Ellipsis)
+	}
+	n := 2 + max(0, len(p.kids)-1) // brackets and commas
+	for i, k := range p.kids {
+		if p.kind == 'o' {
+			n += jsonStringLen(p.keys[i]) + 1
+		}
+		n += k.size(limit)
+	}
+	return n
+}
+
+// jsonStringLen is len of what writeJSONString(s) writes.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x20 && c != '"' && c != '\\':
+			n++
+		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
+			n += 2
+		default:
+			n += 6
+		}
+	}
+	return n
 }
 
 // longerThan reports whether any string inside is cut at limit.

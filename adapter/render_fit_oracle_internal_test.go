@@ -1,0 +1,128 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+)
+
+// tokenPreview is the json.Decoder token-stream parser parsePreview
+// replaced; the fuzz test holds the byte walker to its results.
+func tokenPreview(raw json.RawMessage) (*preview, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	p, err := tokenPreviewValue(dec, 0)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false
+	}
+	return p, true
+}
+
+func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := t.(type) {
+	case json.Delim:
+		if depth >= previewMaxDepth {
+			return nil, fmt.Errorf("payload nested too deeply")
+		}
+		p := &preview{kind: 'a'}
+		if v == '{' {
+			p.kind = 'o'
+		}
+		for dec.More() {
+			if p.kind == 'o' {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				p.keys = append(p.keys, kt.(string))
+			}
+			kid, err := tokenPreviewValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			p.kids = append(p.kids, kid)
+		}
+		_, err := dec.Token()
+		return p, err
+	case string:
+		if contentladder.IsLargeBase64(v) {
+			q, _ := json.Marshal(v)
+			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, nil
+		}
+		n := utf8.RuneCountInString(v)
+		s := v
+		if n > previewMaxRunes+1 {
+			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2)
+			s = s[:len(s)-len(contentladder.Ellipsis)]
+		}
+		return &preview{kind: 's', str: s, runes: n}, nil
+	case json.Number:
+		return &preview{kind: 'l', lit: v.String()}, nil
+	case bool:
+		return &preview{kind: 'l', lit: fmt.Sprint(v)}, nil
+	}
+	return &preview{kind: 'l', lit: "null"}, nil
+}
+
+// FuzzParsePreviewMatchesTokenStream: the byte walker accepts exactly the
+// documents the token-stream parser accepted and builds the same preview,
+// and size(limit) is the length render(limit) writes.
+func FuzzParsePreviewMatchesTokenStream(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":"hello","b":[1,2,{"c":null}],"d":true}`,
+		` {"s":"line\nbreak \"quoted\" \\ ünï 😀 \u0001 \/"} `,
+		`[1,-2.5e3,3,false,null,[],{}]`,
+		`"just a string"`, `"\ud800"`, "\"\xff\xfe\"", `{"k\u00e9":"v"}`, `1 2`, `{"a":1,}`, `[`, ``,
+		`{"b64":"` + string(bytes.Repeat([]byte("QUJD"), 400)) + `"}`,
+		string(bytes.Repeat([]byte("["), 70)) + string(bytes.Repeat([]byte("]"), 70)),
+		`{"long":"` + string(bytes.Repeat([]byte("é"), 1500)) + `"}`,
+	} {
+		f.Add(seed, 40)
+	}
+	f.Fuzz(func(t *testing.T, doc string, limit int) {
+		want, wantOK := tokenPreview(json.RawMessage(doc))
+		got, gotOK := parsePreview(json.RawMessage(doc))
+		if !json.Valid([]byte(doc)) {
+			// The token stream took any error after the value for its end,
+			// so it accepted trailing garbage ("0A0"); the walker does not.
+			wantOK = false
+		}
+		if gotOK != wantOK {
+			t.Fatalf("ok = %t, token stream %t, for %q", gotOK, wantOK, doc)
+		}
+		if !gotOK {
+			return
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(preview{})); diff != "" {
+			t.Fatalf("preview of %q (-token stream +walker):\n%s", doc, diff)
+		}
+		limit = previewMinRunes + abs(limit)%(previewMaxRunes+10)
+		for _, l := range []int{limit, previewMinRunes, previewMaxRunes} {
+			var b bytes.Buffer
+			got.render(&b, l)
+			if got.size(l) != b.Len() {
+				t.Fatalf("size(%d) = %d, render wrote %d bytes: %s", l, got.size(l), b.Len(), b.String())
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
