@@ -245,7 +245,9 @@ var claudeListLine = regexp.MustCompile(`(?m)^([\w.-]+): (.+) - (.+)$`)
 // TestClaudeCode registers the demo in Claude Code with each command the
 // demo prints for it, exactly as printed (run by sh), and requires `claude
 // mcp list` to report the server connected: hosted over Streamable HTTP with
-// the bearer header, and the stdio server. Each printed form gets a fresh
+// the bearer header, and the stdio server. The header-free hosted command
+// first lists as needing sign-in; after `claude mcp login` (OAuth against
+// the demo's authorization server) it lists as connected. Each printed form gets a fresh
 // HOME, so forms that reuse one server name do not collide.
 func TestClaudeCode(t *testing.T) {
 	t.Parallel()
@@ -294,7 +296,11 @@ func TestClaudeCode(t *testing.T) {
 			// demo's authorization server and reports that the server
 			// needs sign-in (done in /mcp), not "Failed to connect".
 			signIn++
-			checkStatus(t, script, t.TempDir(), setup.mcpURL, claudeNeedsSignIn, hostEnv(t, bins, newOfflineProxy(t)))
+			dir, env := t.TempDir(), hostEnv(t, bins, newOfflineProxy(t))
+			checkStatus(t, script, dir, setup.mcpURL, claudeNeedsSignIn, env)
+			// Then sign in as the demo says, and the server is connected.
+			claudeSignIn(t, dir, env)
+			checkStatus(t, "true", dir, setup.mcpURL, "Connected", env)
 		}
 		if signIn == 0 {
 			t.Errorf("the demo prints no header-free (sign-in) `claude mcp add` command: %q", hosted)
@@ -417,9 +423,79 @@ func TestCodex(t *testing.T) {
 	}
 }
 
-// codexAuthorizeURL is the sign-in URL Codex prints for the user's
-// browser: the demo authorization server's authorize endpoint.
-var codexAuthorizeURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/oauth/authorize\?\S+`)
+// claudeSignIn runs `claude mcp login pdpp` (the sign-in the demo names)
+// in dir. Claude Code only signs in on a terminal, so it runs under
+// script(1)'s pseudo-terminal; the test plays the browser on the
+// authorize URL Claude Code prints, whose redirect lands on Claude Code's
+// loopback callback.
+func claudeSignIn(t *testing.T, dir string, env []string) {
+	t.Helper()
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		msg := "no script(1) (util-linux) for a pseudo-terminal; skipping Claude Code's sign-in"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " — CI=true, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, scriptBin, "-qfc", "claude mcp login "+hostedServerKey, os.DevNull)
+	cmd.Dir, cmd.Env = dir, env
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	playBrowser(t, cmd, &out, "claude mcp login", "Authenticated with")
+}
+
+// playBrowser starts cmd, waits for the authorize URL in its output,
+// requests it following redirects (the demo approves without a person,
+// and the redirect lands on the host's loopback callback), and requires
+// cmd to exit 0 with success in its output.
+func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var authorize string
+	for deadline := time.Now().Add(30 * time.Second); authorize == "" && time.Now().Before(deadline); {
+		select {
+		case err := <-done:
+			t.Fatalf("%s ended before printing a sign-in URL (%v):\n%s", what, err, out.String())
+		case <-time.After(100 * time.Millisecond):
+			authorize = hostAuthorizeURL.FindString(out.String())
+		}
+	}
+	if authorize == "" {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s printed no authorize URL within 30s:\n%s", what, out.String())
+	}
+	// Loopback only, never through a proxy; follows the 302 to the host's
+	// loopback callback.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get(authorize)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("browser step: %v", err)
+	}
+	_ = resp.Body.Close()
+	if err := <-done; err != nil || !strings.Contains(out.String(), success) {
+		t.Fatalf("%s after the browser step (HTTP %s): %v\n%s", what, resp.Status, err, out.String())
+	}
+	t.Logf("%s signed in through %s", what, authorize[:strings.Index(authorize, "?")])
+}
+
+// hostedServerKey is the name the demo's hosted commands register.
+const hostedServerKey = "pdpp"
+
+// hostAuthorizeURL is the sign-in URL a host prints for the user's
+// browser: the demo authorization server's authorize endpoint (control
+// characters end it: Claude Code wraps it in a terminal hyperlink).
+var hostAuthorizeURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/oauth/authorize\?[^\s[:cntrl:]]+`)
 
 // codexSignIn runs a header-free `codex mcp add` as printed. Codex finds
 // the authorization server from the adapter's 401 challenge, registers
@@ -434,32 +510,5 @@ func codexSignIn(t *testing.T, env []string, script string) {
 	cmd.Dir, cmd.Env = t.TempDir(), env
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var authorize string
-	for deadline := time.Now().Add(30 * time.Second); authorize == "" && time.Now().Before(deadline); {
-		select {
-		case err := <-done:
-			t.Fatalf("%s ended before printing a sign-in URL (%v):\n%s", script, err, out.String())
-		case <-time.After(100 * time.Millisecond):
-			authorize = codexAuthorizeURL.FindString(out.String())
-		}
-	}
-	if authorize == "" {
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("%s printed no authorize URL within 30s:\n%s", script, out.String())
-	}
-	resp, err := http.Get(authorize) // follows the 302 to Codex's loopback callback
-	if err != nil {
-		t.Fatalf("browser step: %v", err)
-	}
-	_ = resp.Body.Close()
-	if err := <-done; err != nil || !strings.Contains(out.String(), "Successfully logged in") {
-		t.Fatalf("%s after the browser step (HTTP %s): %v\n%s", script, resp.Status, err, out.String())
-	}
-	t.Logf("codex signed in through %s", authorize[:strings.Index(authorize, "?")])
+	playBrowser(t, cmd, &out, "codex mcp add", "Successfully logged in")
 }

@@ -288,7 +288,7 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 	// the Gmail grant without a person). The bearer forms stay as the
 	// fallback for hosts without OAuth support.
 	fmt.Fprintf(&b, "\nClaude Code (signs in by itself, no token to copy):\n  %s\n", hosted.ClaudeCodeSignInCommand(r.MCPURL))
-	fmt.Fprintf(&b, "  (then run /mcp in Claude Code and choose pdpp to sign in)\n\n")
+	fmt.Fprintf(&b, "  (then sign in: claude mcp login %s, in a terminal, or /mcp inside Claude Code)\n\n", hosted.ServerKey)
 	fmt.Fprintf(&b, "Codex (signs in by itself, no token to copy):\n  %s\n  (it opens the sign-in page at once; sign in again later with: codex mcp login %s)\n\n",
 		hosted.CodexSignInCommand(r.MCPURL), hosted.ServerKey)
 	fmt.Fprintf(&b, "Fallback without sign-in, with the demo bearer:\n  Claude Code:\n  %s\n  Codex:\n  %s\n  %s\n\n",
