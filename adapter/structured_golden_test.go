@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -17,9 +18,15 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// sealedValue matches the values that differ from run to run: cursors
-// sealed with a per-process key and the current time.
+// sealedValue, requestID and loopbackURL match the values that differ
+// from run to run: cursors sealed with a per-process key and the current
+// time, RS request ids, the RS's port.
+
+// sealedValue matches sealed cursors.
 var sealedValue = regexp.MustCompile(`((?:\\?"(?:next_cursor|previous_cursor|cursor)\\?":\\?")|(?:next_cursor=|cursor=))[A-Za-z0-9_-]{16,}`)
+
+// requestID matches the mock RS's per-request ids.
+var requestID = regexp.MustCompile(`req_[0-9a-f]{16}`)
 
 // loopbackURL matches the mock RS's address, which changes per run.
 var loopbackURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
@@ -28,6 +35,7 @@ var loopbackURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 // everything else byte for byte.
 func normalizeSealed(b []byte) []byte {
 	b = loopbackURL.ReplaceAll(b, []byte("http://rs.test"))
+	b = requestID.ReplaceAll(b, []byte("req_<id>"))
 	return sealedValue.ReplaceAll(b, []byte("${1}<sealed>"))
 }
 
@@ -137,7 +145,9 @@ func TestStructuredContentGolden(t *testing.T) {
 }
 
 // TestStructuredWarningsGolden pins where source warnings land in each
-// tool's structuredContent when one grant's schema cannot be read.
+// tool's structuredContent when one grant's schema cannot be read, on
+// successes and on adapter and RS errors alike; in text too where the text
+// is the structured document or an error body.
 func TestStructuredWarningsGolden(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool
@@ -163,14 +173,20 @@ func TestStructuredWarningsGolden(t *testing.T) {
 		{"warn_aggregate", "aggregate", map[string]any{"stream": "threads", "metric": "count", "connection_id": work}},
 		{"warn_search", "search", map[string]any{"q": "roadmap"}},
 		{"warn_fetch", "fetch", map[string]any{"id": bodyID}},
+		{"warn_error_rs", "query_records", map[string]any{"stream": "messages", "fields": []string{"nope"}, "connection_id": work}},
+		{"warn_error_adapter", "aggregate", map[string]any{"stream": "nope", "metric": "count"}},
 	}
 	for _, tc := range calls {
 		r := c.call(tc.tool, tc.args)
-		if r.IsError {
-			t.Errorf("%s: %s", tc.name, r.text())
+		if r.IsError != strings.Contains(tc.name, "error") {
+			t.Errorf("%s: isError=%t: %s", tc.name, r.IsError, r.text())
 			continue
 		}
 		checkGolden(t, tc.name+".json", r.StructuredContent)
-		checkGolden(t, tc.name+".txt", []byte(r.text()))
+		if tc.tool != "query_records" && tc.tool != "search" {
+			// Record and search text has its own tests; pinning it here
+			// would tie every text change to this golden.
+			checkGolden(t, tc.name+".txt", []byte(r.text()))
+		}
 	}
 }
