@@ -27,15 +27,39 @@ var textKeys = []string{"text", "body_text", "content", "body", "message", "desc
 var timeKeys = []string{"sent_at", "authored_at", "created_at", "received_at", "create_time", "occurred_at",
 	"source_created_at", "message_received_at", "date", "updated_at", "update_time"}
 
-// document is the MCP/OpenAI search-fetch document: exactly these five
-// members (R-8).
+// document is fetch's structuredContent and text, the MCP/OpenAI
+// search-fetch document: exactly these five members (R-8).
 type document struct {
-	ID, Title, Text, URL string
-	Metadata             []field
+	ID       string           `json:"id"`
+	Title    string           `json:"title"`
+	Text     string           `json:"text"`
+	URL      string           `json:"url"`
+	Metadata documentMetadata `json:"metadata"`
 }
 
-func (d document) fields() []field {
-	return []field{{"id", d.ID}, {"title", d.Title}, {"text", d.Text}, {"url", d.URL}, {"metadata", orderedJSON(d.Metadata)}}
+func (document) toolOutput() {}
+
+// documentMetadata is the record's identity and provenance, where its text
+// came from, and the call's source warnings.
+type documentMetadata struct {
+	ConnectionID string `json:"connection_id"`
+	ConnectorKey string `json:"connector_key"`
+	Stream       string `json:"stream"`
+	RecordID     string `json:"record_id"`
+	DisplayName  string `json:"display_name,omitempty"`
+	EventTime    string `json:"event_time,omitempty"`
+	EmittedAt    string `json:"emitted_at,omitempty"`
+	*textSource
+	NextRead string    `json:"next_read,omitempty"` // the exact call that continues a cut text
+	Warnings []warning `json:"warnings,omitempty"`
+}
+
+// textSource names the field the document's text came from; all three
+// members or none (a record without prose).
+type textSource struct {
+	TextField      string `json:"text_field"`
+	TextTotalChars int    `json:"text_total_chars"`
+	TextComplete   bool   `json:"text_complete"`
 }
 
 // buildDocument renders an RS record as a document. The payload is
@@ -61,16 +85,8 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 	if textField == "" {
 		textField = longestString(strs)
 	}
-	meta := []field{{"connection_id", ref.ConnectionID}, {"connector_key", connectorKey(rec.ConnectorKey)}, {"stream", ref.Stream}, {"record_id", ref.RecordID}}
-	if rec.DisplayName != "" {
-		meta = append(meta, field{"display_name", rec.DisplayName})
-	}
-	if eventTime != "" {
-		meta = append(meta, field{"event_time", eventTime})
-	}
-	if rec.EmittedAt != "" {
-		meta = append(meta, field{"emitted_at", rec.EmittedAt})
-	}
+	doc.Metadata = documentMetadata{ConnectionID: ref.ConnectionID, ConnectorKey: connectorKey(rec.ConnectorKey), Stream: ref.Stream,
+		RecordID: ref.RecordID, DisplayName: rec.DisplayName, EventTime: eventTime, EmittedAt: rec.EmittedAt}
 	var lines string
 	if len(fields) > 0 {
 		lines = fieldLines(ref, members, fields, textField)
@@ -78,28 +94,28 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 	if textField == "" {
 		if lines != "" { // every requested value is on its line already
 			doc.Text = strings.TrimSuffix(lines, "\n")
-			return withMeta(doc, meta)
+			return doc
 		}
 		// No prose: show the (projected, sanitized) payload as compact JSON.
 		preview := string(contentladder.SanitizeForPreview(payload, 512))
 		doc.Text, _ = contentladder.TruncateRunes(preview, fetchTextChars)
-		return withMeta(doc, meta)
+		return doc
 	}
 	full := strs[textField]
 	total := len([]rune(full))
 	text, cut := contentladder.TruncateRunes(full, fetchTextChars)
-	meta = append(meta, field{"text_field", textField}, field{"text_total_chars", total}, field{"text_complete", !cut})
+	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
 		shown := len([]rune(text)) - len([]rune(contentladder.Ellipsis))
 		next := fmt.Sprintf(`read_record_field {"id":%s,"field_path":%s,"offset_chars":%d}`, quote(ref.ID()), quote(textField), shown)
-		meta = append(meta, field{"next_read", next})
+		doc.Metadata.NextRead = next
 		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
 	}
 	if lines != "" {
 		text = lines + textField + ": " + text
 	}
 	doc.Text = text
-	return withMeta(doc, meta)
+	return doc
 }
 
 // flatten keeps a value on its line: line breaks and tabs become spaces
@@ -163,8 +179,6 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 	}
 	return b.String()
 }
-
-func withMeta(d document, meta []field) document { d.Metadata = meta; return d }
 
 // connectorKey reduces a registry URI source id to its canonical key.
 func connectorKey(k string) string {

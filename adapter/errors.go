@@ -27,6 +27,9 @@ type toolError struct {
 	RSEnvelope json.RawMessage
 	// Status is the RS HTTP status; 0 for adapter errors.
 	Status int
+	// Warnings are the call's source warnings, rendered beside the error
+	// object (R-11).
+	Warnings []warning
 }
 
 func (e *toolError) Error() string { return string(e.envelope()) }
@@ -41,14 +44,18 @@ func (e *toolError) envelope() json.RawMessage {
 	return orderedJSON(fields)
 }
 
-// body is the compact JSON of {error, http_status?}: an error result's text
-// and structured content, and a resource error's message.
+// errorBody is an error result: the error object, the RS's HTTP status
+// when the RS answered, and the call's source warnings.
+type errorBody struct {
+	Error      json.RawMessage `json:"error"`
+	HTTPStatus int             `json:"http_status,omitempty"`
+	Warnings   []warning       `json:"warnings,omitempty"`
+}
+
+// body is the compact JSON of {error, http_status?, warnings?}: an error
+// result's text and structured content, and a resource error's message.
 func (e *toolError) body() json.RawMessage {
-	fields := []field{{"error", e.envelope()}}
-	if e.Status != 0 {
-		fields = append(fields, field{"http_status", e.Status})
-	}
-	return orderedJSON(fields)
+	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, Warnings: e.Warnings})
 }
 
 // field is one ordered key of an envelope or structured result.

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -66,27 +65,6 @@ func hitTitle(h searchHit, ix *schemaindex.Index) string {
 	return fallbackTitle(h.Display, h.ConnectorKey, h.Ref.Stream, h.AuthoredAt, h.EmittedAt)
 }
 
-func (h searchHit) result() []field {
-	f := []field{{"id", h.Ref.ID()}, {"title", h.Title}, {"url", h.URL}, {"connection_id", h.ConnectionID},
-		{"connector_key", h.ConnectorKey}, {"stream", h.Ref.Stream}, {"record_id", h.Ref.RecordID}}
-	if h.Display != "" {
-		f = append(f, field{"display_name", h.Display})
-	}
-	if h.Snippet != "" {
-		f = append(f, field{"snippet", h.Snippet}, field{"snippet_field", h.SnippetField})
-	}
-	if len(h.MatchedFields) > 0 {
-		f = append(f, field{"matched_fields", h.MatchedFields})
-	}
-	if h.AuthoredAt != "" {
-		f = append(f, field{"authored_at", h.AuthoredAt})
-	}
-	if h.EmittedAt != "" {
-		f = append(f, field{"emitted_at", h.EmittedAt})
-	}
-	return f
-}
-
 // sourceCount is one connection's share of a search page.
 type sourceCount struct {
 	connectionID, label string
@@ -107,35 +85,6 @@ func (p *searchPage) sourceMix() []sourceCount {
 		out[i].count++
 	}
 	return out
-}
-
-func (p *searchPage) structured(a searchArgs) json.RawMessage {
-	results := make([]json.RawMessage, len(p.hits))
-	for i, h := range p.hits {
-		results[i] = orderedJSON(h.result())
-	}
-	data := []field{{"object", "search"}, {"q", a.Q}, {"mode", a.Mode}, {"result_count", len(p.hits)}, {"has_more", p.hasMore}}
-	if p.nextCursor != "" {
-		data = append(data, field{"next_cursor", p.nextCursor})
-	}
-	if p.multiConn {
-		var mix []json.RawMessage
-		for _, m := range p.sourceMix() {
-			mix = append(mix, orderedJSON([]field{{"connection_id", m.connectionID}, {"label", m.label}, {"count", m.count}}))
-		}
-		data = append(data, field{"source_mix", mix})
-	}
-	if len(p.recall) > 0 {
-		data = append(data, field{"recall", orderedJSON([]field{{"complete", false}, {"notes", p.recall}})})
-	}
-	if len(p.warnings) > 0 {
-		data = append(data, field{"warnings", p.warnings})
-	}
-	out := []field{{"results", results}, {"data", orderedJSON(data)}}
-	if ladder := p.ladder(a); len(ladder) > 0 {
-		out = append(out, field{"content_ladder", ladder})
-	}
-	return orderedJSON(out)
 }
 
 // ladder gives each top hit's matched field a continuation: a read around

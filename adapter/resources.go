@@ -44,7 +44,7 @@ func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceReq
 		return nil, resourceError(s.rsError(set, g, err, ref.Stream, ref.ConnectionID))
 	}
 	doc := buildDocument(ref.ID(), ref, rec, nil, s.rs.BaseURL())
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(orderedJSON(doc.fields()))}}, nil
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(marshalNoEscape(doc))}}, nil
 }
 
 func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -75,7 +75,7 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 	if te != nil {
 		return nil, resourceError(te)
 	}
-	structured, _ := json.Marshal(json.RawMessage(orderedJSON(res.structured())))
+	structured, _ := json.Marshal(res.structured(nil))
 	return []mcp.ResourceContents{
 		mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: res.text()},
 		mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(structured)},

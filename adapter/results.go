@@ -41,13 +41,20 @@ func resultError(res *mcp.CallToolResult) *toolError {
 	return nil
 }
 
-// textResult is a success: model-visible text plus the structured envelope.
-func textResult(text string, structured any) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
-	if structured != nil {
-		res.StructuredContent = json.RawMessage(marshalNoEscape(structured))
+// toolOutput is a success's structuredContent: one typed result per tool
+// (schemaResult, recordsPageResult, searchResult, aggregateResult,
+// document, fieldWindowResult), whose json tags fix the member order the
+// tool's outputSchema and goldens pin. Only members whose keys come from
+// runtime data (an RS body, a record payload) stay ordered raw JSON.
+type toolOutput interface{ toolOutput() }
+
+// textResult is a success: model-visible text plus the typed structured
+// result, marshalled once without HTML escaping (snippets carry <mark>).
+func textResult(text string, structured toolOutput) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(text)},
+		StructuredContent: json.RawMessage(marshalNoEscape(structured)),
 	}
-	return res
 }
 
 // decodeArgs decodes validated arguments strictly into dst. Unknown keys

@@ -90,8 +90,18 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 	if err != nil {
 		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
-	return set.annotate(textResult(renderAggregate(a, agg), map[string]any{"data": stripLinks(agg.Raw)}))
+	return textResult(withWarnings(renderAggregate(a, agg), set.warns), aggregateResult{Data: stripLinks(agg.Raw), Warnings: set.warns})
 }
+
+// aggregateResult is aggregate's structuredContent: the RS's aggregation
+// without its REST links, in the RS's own member order, and the source
+// warnings beside it.
+type aggregateResult struct {
+	Data     json.RawMessage `json:"data"`
+	Warnings []warning       `json:"warnings,omitempty"`
+}
+
+func (aggregateResult) toolOutput() {}
 
 // maxBucketsInText bounds the bucket list in text: the largest aggregate
 // limit, so every bucket the RS returns is in content[] (R-3); keys are

@@ -60,9 +60,9 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 	if len(set.warns) > 0 {
 		// The result is exactly the document: warnings ride in its
 		// metadata, so content[] and structuredContent stay one object.
-		doc.Metadata = append(doc.Metadata, field{"warnings", set.warns})
+		doc.Metadata.Warnings = set.warns
 	}
-	body := orderedJSON(doc.fields())
+	body := marshalNoEscape(doc)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
 		StructuredContent: json.RawMessage(body),

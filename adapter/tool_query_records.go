@@ -90,7 +90,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	s.nextRecordsCursor(list, a, prev, g)
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
-	res := textResult(page.text(), page.structured())
+	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
-	return set.annotate(res)
+	return res
 }

@@ -54,7 +54,7 @@ func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) 
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
-	return set.annotate(res.toolResult())
+	return res.toolResult(set.warnings())
 }
 
 // selectorError is the typed error for a bad combination of selectors.

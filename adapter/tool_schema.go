@@ -54,7 +54,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 			}
 			view = view.Scoped(src)
 		}
-		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
+		return textResult(withWarnings(view.Text(), warns), schemaResult[schemaindex.GlobalView]{Data: view, Warnings: warns})
 	}
 	if te := set.checkNames(a.ConnectionID, a.Stream); te != nil {
 		return set.annotate(errorResult(te))
@@ -64,7 +64,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return set.annotate(errorResult(nameError(ix, err, "")))
 	}
 	if a.Detail != "full" {
-		return textResult(withWarnings(view.Text(), warns), schemaPayload(view, warns))
+		return textResult(withWarnings(view.Text(), warns), schemaResult[schemaindex.StreamView]{Data: view, Warnings: warns})
 	}
 	if a.ConnectionID == "" && ix.NeedsConnection(a.Stream) {
 		return errorResult(ambiguityError("ambiguous_schema_detail", ix.Candidates(a.Stream, maxCandidates), a.Stream))
@@ -86,18 +86,18 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))
 	}
 	text := view.Text() + "\n" + types
-	return textResult(withWarnings(text, warns), schemaPayload(full, warns))
+	return textResult(withWarnings(text, warns), schemaResult[json.RawMessage]{Data: full, Warnings: warns})
 }
 
-// schemaPayload is the structured result: the document directly under
-// data (never data.data), warnings beside it.
-func schemaPayload(doc any, warns []warning) any {
-	out := map[string]any{"data": doc}
-	if len(warns) > 0 {
-		out["warnings"] = warns
-	}
-	return out
+// schemaResult is schema's structuredContent: the index, the stream view
+// or the deduplicated full document directly under data (never
+// data.data), the source warnings beside it.
+type schemaResult[T schemaindex.GlobalView | schemaindex.StreamView | json.RawMessage] struct {
+	Data     T         `json:"data"`
+	Warnings []warning `json:"warnings,omitempty"`
 }
+
+func (schemaResult[T]) toolOutput() {}
 
 // withWarnings appends model-visible warning lines.
 func withWarnings(text string, warns []warning) string {

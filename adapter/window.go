@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -108,53 +107,132 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 	return res, nil
 }
 
-// structured is seed 004's record/field/window/resource document.
-func (r *windowResult) structured() []field {
-	fieldDoc := []field{{"path", r.FieldPath}, {"text_like", true}, {"size_chars", r.W.TotalChars}}
-	if r.FieldType != "" {
-		fieldDoc = append(fieldDoc, field{"type", r.FieldType})
+// fieldWindowResult is read_record_field's structuredContent, seed 004's
+// record/field/window/resource document, with the source warnings.
+type fieldWindowResult struct {
+	Record   windowRecord   `json:"record"`
+	Field    windowField    `json:"field"`
+	Window   windowText     `json:"window"`
+	Resource windowResource `json:"resource"`
+	Warnings []warning      `json:"warnings,omitempty"`
+}
+
+func (fieldWindowResult) toolOutput() {}
+
+// windowRecord names the record the window reads.
+type windowRecord struct {
+	ID           string `json:"id"`
+	ConnectionID string `json:"connection_id"`
+	Stream       string `json:"stream"`
+	RecordID     string `json:"record_id"`
+}
+
+// windowField describes the field read.
+type windowField struct {
+	Path      string `json:"path"`
+	TextLike  bool   `json:"text_like"` // always true: only text is windowed
+	SizeChars int    `json:"size_chars"`
+	Type      string `json:"type,omitempty"`
+}
+
+// windowText is the window with its range and continuation cursors; a
+// cursor is null at the field's edge.
+type windowText struct {
+	Text           string       `json:"text"`
+	StartChars     int          `json:"start_chars"`
+	EndChars       int          `json:"end_chars"`
+	LimitChars     int          `json:"limit_chars"`
+	TotalChars     int          `json:"total_chars"`
+	Complete       bool         `json:"complete"`
+	NextCursor     *string      `json:"next_cursor"`
+	PreviousCursor *string      `json:"previous_cursor"`
+	Match          *windowMatch `json:"match,omitempty"`
+}
+
+// windowMatch locates the q match inside the field.
+type windowMatch struct {
+	Q          string `json:"q"`
+	StartChars int    `json:"start_chars"`
+	EndChars   int    `json:"end_chars"`
+}
+
+// windowResource is the window as field-window resource URIs; adjacent
+// windows are null at the field's edge.
+type windowResource struct {
+	URI         string  `json:"uri"`
+	NextURI     *string `json:"next_uri"`
+	PreviousURI *string `json:"previous_uri"`
+}
+
+// structured is the typed result; warns are the call's source warnings
+// (none for a resource read).
+func (r *windowResult) structured(warns []warning) fieldWindowResult {
+	out := fieldWindowResult{
+		Record: windowRecord{ID: r.Ref.ID(), ConnectionID: r.Ref.ConnectionID, Stream: r.Ref.Stream, RecordID: r.Ref.RecordID},
+		Field:  windowField{Path: r.FieldPath, TextLike: true, SizeChars: r.W.TotalChars, Type: r.FieldType},
+		Window: windowText{Text: r.W.Text, StartChars: r.W.StartChars, EndChars: r.W.EndChars, LimitChars: r.W.LimitChars,
+			TotalChars: r.W.TotalChars, Complete: r.W.Complete, NextCursor: nullable(r.NextCursor), PreviousCursor: nullable(r.PrevCursor)},
+		Resource: windowResource{URI: r.URI, NextURI: nullable(r.NextURI), PreviousURI: nullable(r.PrevURI)},
+		Warnings: warns,
 	}
-	window := []field{{"text", r.W.Text}, {"start_chars", r.W.StartChars}, {"end_chars", r.W.EndChars},
-		{"limit_chars", r.W.LimitChars}, {"total_chars", r.W.TotalChars}, {"complete", r.W.Complete},
-		{"next_cursor", nullable(r.NextCursor)}, {"previous_cursor", nullable(r.PrevCursor)}}
 	if r.Q != "" && r.W.MatchStartChars != nil && r.W.MatchEndChars != nil {
-		window = append(window, field{"match", orderedJSON([]field{{"q", r.Q}, {"start_chars", *r.W.MatchStartChars}, {"end_chars", *r.W.MatchEndChars}})})
+		out.Window.Match = &windowMatch{Q: r.Q, StartChars: *r.W.MatchStartChars, EndChars: *r.W.MatchEndChars}
 	}
-	return []field{
-		{"record", orderedJSON([]field{{"id", r.Ref.ID()}, {"connection_id", r.Ref.ConnectionID}, {"stream", r.Ref.Stream}, {"record_id", r.Ref.RecordID}})},
-		{"field", orderedJSON(fieldDoc)},
-		{"window", orderedJSON(window)},
-		{"resource", orderedJSON([]field{{"uri", r.URI}, {"next_uri", nullable(r.NextURI)}, {"previous_uri", nullable(r.PrevURI)}})},
-	}
+	return out
 }
 
-// header is the compact JSON line that precedes the window text: identity,
-// range, completeness and the exact arguments of the next and previous reads.
+// windowHeader is the compact JSON line that precedes the window text:
+// identity, range, completeness and the exact arguments of the next and
+// previous reads.
+type windowHeader struct {
+	ID              string      `json:"id"`
+	FieldPath       string      `json:"field_path"`
+	StartChars      int         `json:"start_chars"`
+	EndChars        int         `json:"end_chars"`
+	TotalChars      int         `json:"total_chars"`
+	Complete        bool        `json:"complete"`
+	MatchStartChars *int        `json:"match_start_chars,omitempty"`
+	Next            *windowCall `json:"next,omitempty"`
+	Previous        *windowCall `json:"previous,omitempty"`
+}
+
+// windowCall is the read_record_field call that continues a window.
+type windowCall struct {
+	Tool string         `json:"tool"` // always read_record_field
+	Args windowCallArgs `json:"args"`
+}
+
+type windowCallArgs struct {
+	ID        string `json:"id"`
+	FieldPath string `json:"field_path"`
+	Cursor    string `json:"cursor"`
+}
+
+// header renders the windowHeader line.
 func (r *windowResult) header() string {
-	h := []field{{"id", r.Ref.ID()}, {"field_path", r.FieldPath}, {"start_chars", r.W.StartChars},
-		{"end_chars", r.W.EndChars}, {"total_chars", r.W.TotalChars}, {"complete", r.W.Complete}}
-	if r.W.MatchStartChars != nil && r.Q != "" {
-		h = append(h, field{"match_start_chars", *r.W.MatchStartChars})
+	h := windowHeader{ID: r.Ref.ID(), FieldPath: r.FieldPath, StartChars: r.W.StartChars,
+		EndChars: r.W.EndChars, TotalChars: r.W.TotalChars, Complete: r.W.Complete}
+	if r.Q != "" {
+		h.MatchStartChars = r.W.MatchStartChars
 	}
-	if r.NextCursor != "" {
-		h = append(h, field{"next", r.continuation(r.NextCursor)})
-	}
-	if r.PrevCursor != "" {
-		h = append(h, field{"previous", r.continuation(r.PrevCursor)})
-	}
-	return string(orderedJSON(h))
+	h.Next, h.Previous = r.continuation(r.NextCursor), r.continuation(r.PrevCursor)
+	return string(marshalNoEscape(h))
 }
 
-func (r *windowResult) continuation(cursor string) json.RawMessage {
-	return orderedJSON([]field{{"tool", "read_record_field"},
-		{"args", orderedJSON([]field{{"id", r.Ref.ID()}, {"field_path", r.FieldPath}, {"cursor", cursor}})}})
+// continuation is the call that reads from cursor; nil without one.
+func (r *windowResult) continuation(cursor string) *windowCall {
+	if cursor == "" {
+		return nil
+	}
+	return &windowCall{Tool: "read_record_field", Args: windowCallArgs{ID: r.Ref.ID(), FieldPath: r.FieldPath, Cursor: cursor}}
 }
 
 func (r *windowResult) text() string { return r.header() + "\n" + r.W.Text }
 
-// toolResult renders the window with resource links to adjacent windows.
-func (r *windowResult) toolResult() *mcp.CallToolResult {
-	res := textResult(r.text(), orderedJSON(r.structured()))
+// toolResult renders the window with the call's source warnings and
+// resource links to adjacent windows.
+func (r *windowResult) toolResult(warns []warning) *mcp.CallToolResult {
+	res := textResult(withWarnings(r.text(), warns), r.structured(warns))
 	for _, l := range []struct{ uri, name string }{{r.NextURI, "next window"}, {r.PrevURI, "previous window"}} {
 		if l.uri != "" {
 			res.Content = append(res.Content, mcp.NewResourceLink(l.uri, fmt.Sprintf("%s of %s %s", l.name, r.Ref.ID(), r.FieldPath), "", "text/plain"))
@@ -163,9 +241,10 @@ func (r *windowResult) toolResult() *mcp.CallToolResult {
 	return res
 }
 
-func nullable(s string) any {
+// nullable is s, or JSON null when s is empty.
+func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
