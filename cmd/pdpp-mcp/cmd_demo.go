@@ -101,7 +101,12 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	if err != nil {
 		return fail("%v", err)
 	}
-	root, cleanup, err := writeDemoCache(demoCacheRoot(*cacheRoot, stderr), rsSrv.URL, ds)
+	wantRoot := demoCacheRoot(*cacheRoot, stderr)
+	// The stdio setup lasts when both things it names do: the RS port
+	// (not a fallback, not port 0) and the cache (not a temporary one).
+	_, port, _ := net.SplitHostPort(*rsAddr)
+	lasting := note == "" && port != "0" && wantRoot != ""
+	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
 	if err != nil {
 		return fail("credential cache: %v", err)
 	}
@@ -118,7 +123,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		line, _ := json.Marshal(ready)
 		fmt.Fprintln(stdout, string(line))
 	} else {
-		printDemoSetup(stdout, ready, ds, adSrv.URL)
+		printDemoSetup(stdout, ready, ds, adSrv.URL, lasting)
 	}
 
 	adErr := adSrv.waitAndShutdown(ctx)
@@ -252,7 +257,7 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 
 // printDemoSetup is the human form: the ready line first, then exact
 // commands per host.
-func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string) {
+func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string, lasting bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "pdpp-mcp"
@@ -295,7 +300,7 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string)
 		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
-	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot)
+	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot, lasting)
 	b.WriteString("Press Ctrl-C to stop.\n")
 	_, _ = io.WriteString(w, b.String())
 }

@@ -299,6 +299,9 @@ func TestDemoHumanOutput(t *testing.T) {
 			t.Errorf("no output line is exactly %q:\n%s", want, out)
 		}
 	}
+	if !strings.Contains(out, "valid for this run only") {
+		t.Errorf("with a random RS port (--rs-addr 127.0.0.1:0) the stdio heading must say the setup lasts one run:\n%s", out)
+	}
 	if !strings.Contains(out, `"--cache-root","`+cacheRoot+`"`) {
 		t.Errorf("stdio config does not name the given cache root:\n%s", out)
 	}

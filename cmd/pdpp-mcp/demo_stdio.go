@@ -74,10 +74,16 @@ func demoCacheRoot(flagValue string, stderr io.Writer) string {
 // accepts: Claude Code's `mcp add … --` and `mcp add-json` (the inner
 // object), Codex's `mcp add … --`, and a .mcp.json block. exe and
 // cacheRoot are absolute, so nothing depends on the host's directory.
-func printStdioSetup(b *strings.Builder, exe, rsURL, cacheRoot string) {
+// lasting says whether the setup survives a demo restart (the default RS
+// port bound and a lasting cache); when not, the heading says so.
+func printStdioSetup(b *strings.Builder, exe, rsURL, cacheRoot string, lasting bool) {
 	args := hosted.StdioArgs(rsURL, cacheRoot)
 	words := hosted.ShellQuoteAll(args)
-	fmt.Fprintf(b, "stdio (the host starts the adapter; credentials cached in %s, kept across demo restarts):\n", cacheRoot)
+	lifetime := "kept across demo restarts"
+	if !lasting {
+		lifetime = "valid for this run only: the RS port or the cache is not the lasting default"
+	}
+	fmt.Fprintf(b, "stdio (the host starts the adapter; credentials cached in %s, %s):\n", cacheRoot, lifetime)
 	if strings.Contains(exe, "go-build") {
 		fmt.Fprintf(b, "  (note: %s is a temporary `go run` build; `go install` pdpp-mcp for a setup that lasts)\n", exe)
 	}

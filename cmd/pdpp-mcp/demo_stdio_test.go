@@ -93,6 +93,9 @@ func TestDemoStdioSurvivesRestart(t *testing.T) {
 	first := startDemoIn(t, bin, home, "--addr", "127.0.0.1:0", "--rs-addr", rsAddr)
 	lines := readHumanDemo(t, first)
 	got := parsePrintedStdio(t, lines)
+	if !strings.Contains(strings.Join(lines, "\n"), "kept across demo restarts") {
+		t.Errorf("the stdio heading does not say the setup lasts:\n%s", strings.Join(lines, "\n"))
+	}
 	first.stop(t, syscall.SIGINT)
 
 	exe, err := filepath.Abs(bin)
