@@ -174,3 +174,9 @@ func busy(cause error) error {
 func tooLarge() error {
 	return &TransportError{Code: CodeResponseTooLarge, Message: "response body exceeds the configured limit"}
 }
+
+// BytesInFlight reports the RS response bytes this Client holds now and the
+// most it has held at once (Config.MaxBytesInFlight bounds both), so tests
+// and metrics can see that concurrent answers stay within the budget and
+// that every call gives its bytes back.
+func (c *Client) BytesInFlight() (now, peak int64) { return c.budget.usage() }
