@@ -147,13 +147,12 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Verdict, error) {
 	return verdict, nil
 }
 
-// Cached reports the remembered verdict for token without asking anyone;
-// ok is false when none is fresh. Callers use it to spend rate budget only
-// on tokens that would cost an authority call.
-func (v *Verifier) Cached(token string) (Verdict, bool) {
-	verdict, err, ok := v.verdicts.Peek(cacheKey(token))
-	return verdict, ok && err == nil
-}
+// WouldCheck reports whether Verify would ask an authority now: no fresh
+// verdict, no remembered failure, and no check of token under way. Rate
+// budgets for unknown tokens are spent on these only — a request waiting
+// on a check already running, or answered by a failure just remembered,
+// costs the authority nothing.
+func (v *Verifier) WouldCheck(token string) bool { return v.verdicts.WouldFetch(cacheKey(token)) }
 
 // Forget drops the verdict for token: the resource server has since
 // refused it (expired, revoked), so the next request verifies again.

@@ -203,7 +203,9 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := adapter.NewGrant(bearer)
-	if _, known := h.auth.Cached(bearer); !known && !h.limit.allow(h.clientAddr(r)) {
+	// Only a request that would start an authority call spends the budget:
+	// waiting on a shared check or reading a remembered failure is free.
+	if h.auth.WouldCheck(bearer) && !h.limit.allow(h.clientAddr(r)) {
 		h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
 		w.Header().Set("Retry-After", "1")
 		writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)

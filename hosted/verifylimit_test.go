@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -64,4 +66,72 @@ func TestUnknownBearerVerificationIsLimitedPerClient(t *testing.T) {
 	if diff := cmp.Diff(outcome{Known: http.StatusOK, OtherClient: http.StatusUnauthorized}, got); diff != "" {
 		t.Errorf("after the flood (-want +got):\n%s", diff)
 	}
+}
+
+// The verification budget is spent on authority calls, not on requests:
+// requests whose token check is already under way, or whose check just
+// failed and is remembered, cost nothing and are never 429. Found by the
+// soak (issue 13 Prove): once the two demo tokens' verdicts expired, 64
+// clients behind one address spent the burst in a moment waiting on the
+// one shared re-check, and valid tokens got 429 "too many unrecognised
+// tokens" — during an RS fault and after it.
+func TestVerificationBudgetIsSpentOnAuthorityCallsOnly(t *testing.T) {
+	t.Parallel()
+	const burst, callers = 5, 40
+	cases := []struct {
+		name   string
+		faults rstest.Faults
+		want   int // status every caller gets
+	}{
+		// The shared check is slow: every caller waits on the one flight.
+		{"check under way", rstest.Faults{PathPrefix: "/v1/schema", Latency: 300 * time.Millisecond}, http.StatusOK},
+		// The check failed and is remembered (ErrorTTL): the answer is the
+		// outage, not the caller's rate.
+		{"failure remembered", rstest.Faults{PathPrefix: "/v1/schema", Status5xx: http.StatusServiceUnavailable}, http.StatusServiceUnavailable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := startHosted(t, hosted.Options{PublicURL: publicURL, VerifyRate: 0.001, VerifyBurst: burst}, adapter.Config{})
+			f := tc.faults
+			env.rs.Server.SetFaults(&f)
+			first := make(chan int, 1)
+			go func() { first <- post(t, env.url, "Bearer "+demodata.GmailToken, toolsCallSchema, nil).Status }()
+			// The rest start once the RS has seen the first check, so the
+			// flight is under way or its failure stored.
+			for deadline := time.Now().Add(10 * time.Second); schemaRequests(env) == 0; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the token check never reached the RS")
+				}
+			}
+			if tc.want != http.StatusOK {
+				<-first // its failure is stored once it is answered
+			}
+			statuses := map[int]int{}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for range callers {
+				wg.Go(func() {
+					s := post(t, env.url, "Bearer "+demodata.GmailToken, toolsCallSchema, nil).Status
+					mu.Lock()
+					statuses[s]++
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			if diff := cmp.Diff(map[int]int{tc.want: callers}, statuses); diff != "" {
+				t.Errorf("statuses of %d callers sharing one check (-want +got):\n%s", callers, diff)
+			}
+		})
+	}
+}
+
+func schemaRequests(env *hostedEnv) int {
+	n := 0
+	for _, r := range env.rs.Server.Requests() {
+		if r.Path == "/v1/schema" {
+			n++
+		}
+	}
+	return n
 }

@@ -134,6 +134,20 @@ func (c *Cache[V]) Get(ctx context.Context, key string, fetch Fetch[V]) (V, erro
 // false when nothing fresh is held; a cached error is returned with ok.
 func (c *Cache[V]) Peek(key string) (V, error, bool) { return c.lookup(key) }
 
+// WouldFetch reports whether a Get of key now would start a fetch: nothing
+// fresh is held for it (value or remembered error) and no fetch for it is
+// under way. Callers that pay per fetch (a rate budget for an authority)
+// charge only these; the others share or reuse a fetch already paid for.
+func (c *Cache[V]) WouldFetch(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.inflight[key]; f != nil && !f.forgotten {
+		return false
+	}
+	e, ok := c.entries[key]
+	return !ok || !c.opts.Now().Before(e.expires)
+}
+
 // Forget drops key: the next Get fetches again, and a fetch already in
 // flight for it is neither stored nor shared with later callers.
 func (c *Cache[V]) Forget(key string) {

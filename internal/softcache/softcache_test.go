@@ -369,3 +369,41 @@ func TestPeekNeverFetches(t *testing.T) {
 		t.Errorf("Peek = %d, %v, %v", v, err, ok)
 	}
 }
+
+// WouldFetch is true exactly when a Get would start a fetch: not while one
+// is under way, not while a value or a failure is remembered, again once
+// they expire or are forgotten.
+func TestWouldFetch(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	c := softcache.New[string](softcache.Options{TTL: time.Minute, ErrorTTL: time.Second, Now: clk.Now})
+	type step struct {
+		name string
+		do   func()
+		want bool
+	}
+	b := newBlocking()
+	done := make(chan struct{})
+	fail := func(context.Context) (string, time.Time, error) { return "", time.Time{}, &typedErr{"rs_unavailable"} }
+	steps := []step{
+		{"empty", func() {}, true},
+		{"fetch under way", func() {
+			go func() { _, _ = c.Get(context.Background(), "k", b.fetch); close(done) }()
+			<-b.started
+		}, false},
+		{"value held", func() { close(b.release); <-done }, false},
+		{"value expired", func() { clk.Add(time.Minute) }, true},
+		{"failure remembered", func() { _, _ = c.Get(context.Background(), "k", fail) }, false},
+		{"failure expired", func() { clk.Add(time.Second) }, true},
+		{"forgotten", func() {
+			_, _ = c.Get(context.Background(), "k", func(context.Context) (string, time.Time, error) { return "v", time.Time{}, nil })
+			c.Forget("k")
+		}, true},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := c.WouldFetch("k"); got != s.want {
+			t.Errorf("%s: WouldFetch = %v, want %v", s.name, got, s.want)
+		}
+	}
+}
