@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench clean manifests release-check release-build bench-e2e
+.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e
 
 all: build
 
@@ -66,6 +66,13 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## soak: the built binary against an in-process mock RS, 64 MCP clients over
+## every tool for 60 s with RS faults in the middle; prints calls, errors by
+## code, p50/p99, adapter RSS and goroutines (SOAK_DURATION, SOAK_CLIENTS,
+## SOAK_REPORT=<file> to keep the figures). Not part of `make test`.
+soak: build
+	SOAK_BIN=$(CURDIR)/$(BIN) $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 10m -v ./internal/soak
 
 clean:
 	rm -rf bin dist
