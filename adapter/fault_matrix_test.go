@@ -23,7 +23,7 @@ import (
 // Limits of the fault matrix: short, so every cell ends in well under a
 // second, and small, so the oversized answer and the byte budget are real.
 const (
-	matrixRSTimeout   = 500 * time.Millisecond
+	matrixRSTimeout   = time.Second
 	matrixMaxBody     = 64 << 10
 	matrixMaxInFlight = 128 << 10
 	// matrixSlack absorbs scheduling on a shared machine; it is not a
@@ -108,14 +108,12 @@ func wrongShape(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"nope":["not","this","route's","shape"]}`))
 }
 
-// matrixCall is one column: a tool call (or resources/read) and the RS
-// route its data comes from.
+// matrixCall is one column: a tool call or a resources/read.
 type matrixCall struct {
-	name  string
-	route string // path prefix of the RS calls the fault applies to
-	tool  string // tools/call name; "" for resources/read
-	args  map[string]any
-	uri   string // resources/read URI
+	name string
+	tool string // tools/call name; "" for resources/read
+	args map[string]any
+	uri  string // resources/read URI
 	// cold: the call needs no warm schema first (the schema tool itself).
 	cold bool
 	// calls is how many RS calls the tool makes one after another at most
@@ -128,14 +126,14 @@ func matrixCalls() []matrixCall {
 	ref := contentladder.RecordRef{ConnectionID: work, Stream: "message_bodies", RecordID: demodata.LongBodyMessageID}
 	id := ref.ID()
 	return []matrixCall{
-		{name: "schema", route: "/v1/schema", tool: "schema", args: map[string]any{"stream": "messages"}, cold: true, calls: 2},
-		{name: "query_records", route: "/v1/streams", tool: "query_records", args: map[string]any{"stream": "messages", "connection_id": work, "limit": 5}, calls: 1},
-		{name: "aggregate", route: "/v1/streams", tool: "aggregate", args: map[string]any{"stream": "messages", "metric": "count", "connection_id": work}, calls: 1},
-		{name: "search", route: "/v1/search", tool: "search", args: map[string]any{"q": "invoice"}, calls: 1},
-		{name: "fetch", route: "/v1/streams", tool: "fetch", args: map[string]any{"id": id}, calls: 1},
-		{name: "read_record_field", route: "/v1/streams", tool: "read_record_field", args: map[string]any{"id": id, "field_path": "body_text"}, calls: 2},
-		{name: "resources/read record", route: "/v1/streams", uri: contentladder.RecordURI(ref), calls: 1},
-		{name: "resources/read field window", route: "/v1/streams",
+		{name: "schema", tool: "schema", args: map[string]any{"stream": "messages"}, cold: true, calls: 2},
+		{name: "query_records", tool: "query_records", args: map[string]any{"stream": "messages", "connection_id": work, "limit": 5}, calls: 1},
+		{name: "aggregate", tool: "aggregate", args: map[string]any{"stream": "messages", "metric": "count", "connection_id": work}, calls: 1},
+		{name: "search", tool: "search", args: map[string]any{"q": "invoice"}, calls: 1},
+		{name: "fetch", tool: "fetch", args: map[string]any{"id": id}, calls: 1},
+		{name: "read_record_field", tool: "read_record_field", args: map[string]any{"id": id, "field_path": "body_text"}, calls: 2},
+		{name: "resources/read record", uri: contentladder.RecordURI(ref), calls: 1},
+		{name: "resources/read field window",
 			uri: contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: ref, FieldPath: "body_text", LimitChars: 200}), calls: 2},
 	}
 }
@@ -145,18 +143,21 @@ func matrixCalls() []matrixCall {
 // the call's deadline; afterwards no call holds budget bytes, the bytes in
 // flight never exceeded MaxBytesInFlight, and no goroutine is left.
 //
-// Not parallel at the top level on purpose: its cells run in parallel with
-// each other only, so the goroutine check sees the matrix alone.
+// Each row (fault class) has one mock RS; each cell its own adapter and RS
+// client over it. The row warms the cells' schema caches while the RS is
+// healthy, switches the fault on for the row's routes, then runs its cells
+// in parallel.
+//
+// Not parallel at the top level on purpose: rows and cells run in parallel
+// with each other only, so the goroutine check sees the matrix alone.
 func TestRSFaultMatrix(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
-	t.Run("cells", func(t *testing.T) {
+	t.Run("rows", func(t *testing.T) {
 		for _, f := range matrixFaults() {
-			for _, mc := range matrixCalls() {
-				t.Run(f.name+"/"+mc.name, func(t *testing.T) {
-					t.Parallel()
-					runMatrixCell(t, f, mc)
-				})
-			}
+			t.Run(f.name, func(t *testing.T) {
+				t.Parallel()
+				runMatrixRow(t, f)
+			})
 		}
 	})
 	goleak.VerifyNone(t, ignore)
@@ -167,8 +168,8 @@ var matrixData = sync.OnceValues(func() (*rstest.Dataset, error) {
 })
 
 // matrixDataset is a small demo dataset (the well-known records, few
-// others): each of the 80 cells starts its own mock RS, and indexing the
-// full demo set 80 times would be most of the matrix's cost.
+// others): indexing is most of a mock RS's start-up, and the matrix starts
+// one per row.
 func matrixDataset(t *testing.T) *rstest.Dataset {
 	t.Helper()
 	ds, err := matrixData()
@@ -176,6 +177,44 @@ func matrixDataset(t *testing.T) *rstest.Dataset {
 		t.Fatal(err)
 	}
 	return ds
+}
+
+// The routes a row's fault applies to: every data and schema route
+// (/v1/schema, /v1/streams/…, /v1/search), or the metadata document.
+const (
+	dataRoutes    = "/v1/s"
+	metadataRoute = "/.well-known/oauth-protected-resource"
+)
+
+func runMatrixRow(t *testing.T, f rsFault) {
+	route := dataRoutes
+	if f.metadata {
+		route = metadataRoute
+	}
+	sw := &switchableFault{prefix: route, fault: f.wrap}
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true, Raw: sw.wrap, Dataset: matrixDataset(t)})
+	type cell struct {
+		mc matrixCall
+		rc *rsclient.Client
+		c  *client
+	}
+	var cells []cell
+	for _, mc := range matrixCalls() {
+		rc, c := matrixAdapter(t, rs.URL, !mc.cold)
+		cells = append(cells, cell{mc, rc, c})
+	}
+	if f.mock != nil {
+		mf := *f.mock
+		mf.PathPrefix = route
+		rs.Server.SetFaults(&mf)
+	}
+	sw.armed.Store(true)
+	for _, cl := range cells {
+		t.Run(cl.mc.name, func(t *testing.T) {
+			t.Parallel()
+			runMatrixCell(t, f, cl.mc, cl.rc, cl.c)
+		})
+	}
 }
 
 // switchableFault wraps the mock RS with a fault handler that applies to
@@ -196,21 +235,7 @@ func (s *switchableFault) wrap(next http.Handler) http.Handler {
 	})
 }
 
-func runMatrixCell(t *testing.T, f rsFault, mc matrixCall) {
-	route := mc.route
-	if f.metadata {
-		route = "/.well-known/oauth-protected-resource"
-	}
-	sw := &switchableFault{prefix: route, fault: f.wrap}
-	rs := testenv.StartRS(t, testenv.Options{NoContract: true, Raw: sw.wrap, Dataset: matrixDataset(t)})
-	rc, c := matrixAdapter(t, rs.URL, !mc.cold)
-	if f.mock != nil {
-		mf := *f.mock
-		mf.PathPrefix = route
-		rs.Server.SetFaults(&mf)
-	}
-	sw.armed.Store(true)
-
+func runMatrixCell(t *testing.T, f rsFault, mc matrixCall, rc *rsclient.Client, c *client) {
 	start := time.Now()
 	code, status, text := matrixOutcome(t, c, mc)
 	took := time.Since(start)
