@@ -213,11 +213,10 @@ func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
 	slow := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasPrefix(r.URL.Path, "/v1/search") && r.Header.Get("Authorization") == "Bearer "+demodata.SlackToken {
-				select {
-				case <-time.After(2 * time.Second):
-				case <-r.Context().Done():
-					return
-				}
+				// Never answers: only the adapter's per-source deadline
+				// ends this request.
+				<-r.Context().Done()
+				return
 			}
 			next.ServeHTTP(w, r)
 		})
@@ -231,7 +230,10 @@ func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
 	for _, tok := range threeGrants {
 		grants = append(grants, adapter.NewGrant(tok))
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants, SourceTimeout: 300 * time.Millisecond})
+	// The source deadline is generous for the healthy grants (a loaded
+	// CI machine under -race validates every mock answer against the
+	// contract) and is still the only thing that ends the silent one.
+	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants, SourceTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
 	r := c.call("search", map[string]any{"q": "invoice", "limit": 10})
 	elapsed := time.Since(start)
 	sr := decodeSearch(t, r)
-	t.Logf("fan-in with one grant delayed 2s and a 300ms source timeout answered in %v with %d hits", elapsed, len(sr.Results))
+	t.Logf("fan-in with one silent grant and a 2s source timeout answered in %v with %d hits", elapsed, len(sr.Results))
 	if !strings.Contains(r.text(), "warning source_unavailable") {
 		t.Errorf("no source_unavailable warning:\n%s", r.text())
 	}
