@@ -92,6 +92,12 @@ func genRecordList(rng *rand.Rand) *rsclient.RecordList {
 
 // Property: whatever the page, every record is in the text with its fetch
 // id, and the text is within 2,000 B + 300 B × records.
+//
+// It takes about 5 s of CPU (measured alone), on purpose: 25 random pages
+// of up to 100 records, each of up to 60 fields with values up to 8,000
+// runes; generating them is a third of the time (CPU profile), laying them
+// out (parsePreview, the code under test) the rest. Fewer or smaller pages
+// would stop reaching the cut paths; speed is BenchmarkQueryRecords25's job.
 func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 2026))

@@ -20,6 +20,12 @@ import (
 // unauthenticated GETs of the protected-resource metadata share one RS
 // fetch instead of queueing behind a lock; each is answered within one
 // bounded wait, and the failure is remembered so later GETs cost nothing.
+//
+// It takes about 5 s (0.1 s CPU), on purpose: the GETs answer after
+// hosted's 2 s metadataWait, the 4 s bound must sit above that with room
+// for a loaded machine, and the RS deadline (5 s) above the bound, or a GET
+// queued behind the RS would pass too; cleanup then waits for the one
+// shared fetch to reach that deadline.
 func TestMetadataGETsDoNotQueueBehindSlowRS(t *testing.T) {
 	t.Parallel()
 	rs := testenv.StartRS(t, testenv.Options{NoContract: true})
