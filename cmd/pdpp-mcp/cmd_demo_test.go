@@ -24,17 +24,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// demoBinary builds the real pdpp-mcp binary into the test's temp dir
-// (the Go build cache makes the second build cheap).
-func demoBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // demoProcess is a running `pdpp-mcp demo`; its stdout is read line by line.
 type demoProcess struct {
 	cmd    *exec.Cmd
@@ -125,7 +114,7 @@ func (p *demoProcess) stop(t *testing.T, sig os.Signal) {
 // printed stdio config, and a clean Ctrl-C.
 func TestDemoJSON(t *testing.T) {
 	t.Parallel()
-	bin := demoBinary(t)
+	bin := buildBinary(t)
 	start := time.Now()
 	home := t.TempDir()
 	p := startDemoIn(t, bin, home, "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0", "--json")
@@ -255,7 +244,7 @@ func TestDemoJSON(t *testing.T) {
 func TestDemoHumanOutput(t *testing.T) {
 	t.Parallel()
 	cacheRoot := t.TempDir()
-	bin := demoBinary(t)
+	bin := buildBinary(t)
 	start := time.Now()
 	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0", "--cache-root", cacheRoot)
 	first := p.line(t, 60*time.Second)

@@ -86,7 +86,7 @@ func parsePrintedStdio(t *testing.T, lines []string) printedStdio {
 // cache directory) the setup printed by the first run still lists tools.
 func TestDemoStdioSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	bin := demoBinary(t)
+	bin := buildBinary(t)
 	home := t.TempDir()
 	rsAddr := freeLoopbackAddr(t)
 

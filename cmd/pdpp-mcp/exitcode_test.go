@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,22 +22,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
-
-// buildBinary compiles the real pdpp-mcp once for the calling test.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // runResult is one finished process.
 type runResult struct {

@@ -150,6 +150,10 @@ func (c *mockClock) Advance(d time.Duration) {
 // after the cache's own expires_at passed — and says credential_expired,
 // naming the exact `pdpp connect <url>` command, while no fresh token is
 // there. The host is never restarted.
+//
+// It takes about 4 s, on purpose: the binary re-reads its cache at most
+// once a second on the real clock (two 1.1 s waits) and a cached expires_at
+// must pass on that clock too (1.6 s); a subprocess has no injected clock.
 func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
