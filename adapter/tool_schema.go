@@ -31,43 +31,58 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
-	if a.Detail == "full" && a.Stream == "" {
-		// Rejected locally: a grant-wide exhaustive schema can be megabytes.
-		return errorResult(newAdapterError("invalid_request",
-			`detail:"full" needs a stream; call schema() for the index, then schema(stream, connection_id, detail:"full")`,
-			field{"param", "detail"}, field{"retry_with", "stream"}))
-	}
-	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
+	if e := a.check(); e != nil {
 		return errorResult(e)
 	}
 	set, te := s.sources(ctx)
 	if te != nil {
 		return errorResult(te)
 	}
-	ix, warns := set.ix, set.warns
 	if a.Stream == "" {
-		view := ix.Global()
-		if a.ConnectionID != "" {
-			src, ok := ix.Connection(a.ConnectionID)
-			if !ok {
-				return set.annotate(errorResult(set.checkNames(a.ConnectionID)))
-			}
-			view = view.Scoped(src)
-		}
-		return textResult(withWarnings(view.Text(), warns), schemaResult[schemaindex.GlobalView]{Data: view, Warnings: warns})
+		return schemaIndex(set, a.ConnectionID)
 	}
 	if te := set.checkNames(a.ConnectionID, a.Stream); te != nil {
 		return set.annotate(errorResult(te))
 	}
-	view, err := ix.Stream(a.Stream, a.ConnectionID, s.searchModes(ctx))
+	view, err := set.ix.Stream(a.Stream, a.ConnectionID, s.searchModes(ctx))
 	if err != nil {
-		return set.annotate(errorResult(nameError(ix, err, "")))
+		return set.annotate(errorResult(nameError(set.ix, err, "")))
 	}
 	if a.Detail != "full" {
-		return textResult(withWarnings(view.Text(), warns), schemaResult[schemaindex.StreamView]{Data: view, Warnings: warns})
+		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamView]{Data: view, Warnings: set.warns})
 	}
-	if a.ConnectionID == "" && ix.NeedsConnection(a.Stream) {
-		return errorResult(ambiguityError("ambiguous_schema_detail", ix.Candidates(a.Stream, maxCandidates), a.Stream))
+	return s.fullSchema(ctx, set, a, view)
+}
+
+// check rejects what needs no RS: bad segments, and detail:"full" without
+// a stream (a grant-wide exhaustive schema can be megabytes).
+func (a schemaArgs) check() *toolError {
+	if a.Detail == "full" && a.Stream == "" {
+		return newAdapterError("invalid_request",
+			`detail:"full" needs a stream; call schema() for the index, then schema(stream, connection_id, detail:"full")`,
+			field{"param", "detail"}, field{"retry_with", "stream"})
+	}
+	return validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID})
+}
+
+// schemaIndex is the grant-wide index, or one connection's part of it.
+func schemaIndex(set *sourceSet, connectionID string) *mcp.CallToolResult {
+	view := set.ix.Global()
+	if connectionID != "" {
+		src, ok := set.ix.Connection(connectionID)
+		if !ok {
+			return set.annotate(errorResult(set.checkNames(connectionID)))
+		}
+		view = view.Scoped(src)
+	}
+	return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.GlobalView]{Data: view, Warnings: set.warns})
+}
+
+// fullSchema is detail:"full": the stream view's text plus the RS's
+// exhaustive document for one source, its JSON Schema types in text.
+func (s *Server) fullSchema(ctx context.Context, set *sourceSet, a schemaArgs, view schemaindex.StreamView) *mcp.CallToolResult {
+	if a.ConnectionID == "" && set.ix.NeedsConnection(a.Stream) {
+		return errorResult(ambiguityError("ambiguous_schema_detail", set.ix.Candidates(a.Stream, maxCandidates), a.Stream))
 	}
 	g, te := set.route(a.Stream, a.ConnectionID)
 	if te != nil {
@@ -86,7 +101,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))
 	}
 	text := view.Text() + "\n" + types
-	return textResult(withWarnings(text, warns), schemaResult[json.RawMessage]{Data: full, Warnings: warns})
+	return textResult(withWarnings(text, set.warns), schemaResult[json.RawMessage]{Data: full, Warnings: set.warns})
 }
 
 // schemaResult is schema's structuredContent: the index, the stream view
