@@ -158,8 +158,8 @@ func isJSONDelimiter(c byte) bool {
 
 // str reads the string at w.i (its opening quote) and returns its value.
 // Strings without escapes and with valid UTF-8 are their own bytes; the
-// rest go through encoding/json, which replaces invalid UTF-8 the same
-// way the decoder always did.
+// rest are decoded exactly as encoding/json decodes them (invalid UTF-8
+// and lone surrogates as U+FFFD).
 func (w *previewWalker) str() string {
 	start := w.i
 	w.i++
@@ -176,9 +176,7 @@ func (w *previewWalker) str() string {
 	if plain && utf8.Valid(body) {
 		return string(body)
 	}
-	var v string
-	_ = json.Unmarshal(w.b[start:w.i], &v) // valid: json.Valid checked the document
-	return v
+	return contentladder.DecodeJSONString(w.b[start:w.i]) // valid: json.Valid checked the document
 }
 
 // render writes the value with strings longer than limit runes cut to

@@ -63,8 +63,7 @@ func Classify(path string, value json.RawMessage) FieldInfo {
 	case 't', 'f':
 		fi.Type, fi.Class, fi.SizeChars = "boolean", ClassScalar, len(v)
 	case '"':
-		var s string
-		_ = json.Unmarshal(v, &s) // valid JSON string: cannot fail
+		s := decodeString(v) // a valid JSON string literal
 		fi.Type, fi.SizeChars = "string", utf8.RuneCountInString(s)
 		fi.Class = ClassText
 		if IsLargeBase64(s) {
