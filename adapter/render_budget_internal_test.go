@@ -37,7 +37,10 @@ func genID(rng *rand.Rand, n int) string {
 }
 
 // genPayload is a record payload with random field count, value kinds and
-// sizes (up to 20,000-rune strings and 200-element arrays).
+// sizes (strings up to 2,000 runes, nested values up to 1,000, arrays up to
+// 60 elements). A record's share of the text budget is 300 B, so values
+// far shorter than these already take every cut path; longer ones only
+// cost generation time, most of all under -race.
 func genPayload(rng *rand.Rand) json.RawMessage {
 	var fields []field
 	for i := range rng.IntN(61) {
@@ -45,7 +48,7 @@ func genPayload(rng *rand.Rand) json.RawMessage {
 		var v any
 		switch rng.IntN(6) {
 		case 0:
-			v = genText(rng, rng.IntN(8000))
+			v = genText(rng, rng.IntN(2000))
 		case 1:
 			v = genText(rng, rng.IntN(40))
 		case 2:
@@ -57,7 +60,7 @@ func genPayload(rng *rand.Rand) json.RawMessage {
 			}
 			v = arr
 		case 4:
-			v = map[string]any{"nested": genText(rng, rng.IntN(3000)), "n": i}
+			v = map[string]any{"nested": genText(rng, rng.IntN(1000)), "n": i}
 		default:
 			v = nil
 		}
@@ -93,11 +96,9 @@ func genRecordList(rng *rand.Rand) *rsclient.RecordList {
 // Property: whatever the page, every record is in the text with its fetch
 // id, and the text is within 2,000 B + 300 B × records.
 //
-// It takes about 5 s of CPU (measured alone), on purpose: 25 random pages
-// of up to 100 records, each of up to 60 fields with values up to 8,000
-// runes; generating them is a third of the time (CPU profile), laying them
-// out (parsePreview, the code under test) the rest. Fewer or smaller pages
-// would stop reaching the cut paths; speed is BenchmarkQueryRecords25's job.
+// 25 random pages of up to 100 records, each of up to 60 fields with
+// values up to 2,000 runes: every value longer than its share of the
+// budget takes the cut paths. Speed is BenchmarkQueryRecords25's job.
 func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 2026))
