@@ -15,6 +15,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -127,6 +128,10 @@ func TestStructuredContentGolden(t *testing.T) {
 	}
 	fanin := newEnv(t, testenv.Options{}, demodata.GmailToken).c.call("query_records", map[string]any{"stream": "messages", "limit": 5})
 	checkGolden(t, "records_fanin.json", fanin.StructuredContent)
+	gaps := []rstest.LexicalGap{{ConnectionID: work, Stream: "messages"}, {ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"}}
+	gapped := newEnv(t, testenv.Options{LexicalGaps: gaps}, demodata.GmailToken).c.call("search",
+		map[string]any{"q": "invoice", "streams": []string{"messages"}, "connection_id": work})
+	checkGolden(t, "search_coverage.json", gapped.StructuredContent)
 	ref, _, err := contentladder.ParseID(bodyID)
 	if err != nil {
 		t.Fatal(err)
