@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -200,16 +201,7 @@ func (s *Server) coverageWarning(ctx context.Context, a searchArgs, page *search
 	if alt == "" {
 		return
 	}
-	retry := []field{{"q", a.Q}, {"mode", alt}}
-	if len(a.Streams) > 0 {
-		retry = append(retry, field{"streams", a.Streams})
-	}
-	if a.ConnectionID != "" {
-		retry = append(retry, field{"connection_id", a.ConnectionID})
-	}
-	if f := canonicalJSON(a.Filter); f != nil {
-		retry = append(retry, field{"filter", f})
-	}
+	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
 	if len(page.hits) > 0 {
 		why = "lexical ranking not exhaustive"
@@ -222,5 +214,15 @@ func (s *Server) coverageWarning(ctx context.Context, a searchArgs, page *search
 	}
 	page.warnings = append(page.warnings, warning{Code: "search_coverage",
 		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections); %s also offered. Retry: search %s",
-			why, strings.Join(others, "|"), orderedJSON(retry))})
+			why, strings.Join(others, "|"), marshalNoEscape(retry))})
+}
+
+// searchRetry is the exact search call a lexical miss suggests: the same
+// arguments in another mode.
+type searchRetry struct {
+	Q            string          `json:"q"`
+	Mode         string          `json:"mode"`
+	Streams      []string        `json:"streams,omitempty"`
+	ConnectionID string          `json:"connection_id,omitempty"`
+	Filter       json.RawMessage `json:"filter,omitempty"`
 }
