@@ -178,6 +178,10 @@ func recordedSession(t *testing.T, mcpURL, bearer string) (*goSession, *routeRec
 // (query_records next_cursor, read_record_field next) minted on one replica
 // are redeemed on the others; a replica with another secret refuses them;
 // and killing one replica under load loses only calls in flight at the kill.
+//
+// It takes about 6 s (measured alone), on purpose: the kill subtest keeps
+// load on for 2.5 s before the kill and 2.5 s after it, long enough on a
+// loaded machine for calls to straddle the kill on every replica.
 func TestScaleOut(t *testing.T) {
 	t.Parallel()
 	nginx := requireNginx(t)
