@@ -180,8 +180,8 @@ func recordedSession(t *testing.T, mcpURL, bearer string) (*goSession, *routeRec
 // and killing one replica under load loses only calls in flight at the kill.
 //
 // It takes about 6 s (measured alone), on purpose: the kill subtest keeps
-// load on for 2.5 s before the kill and 2.5 s after it, long enough on a
-// loaded machine for calls to straddle the kill on every replica.
+// load on for 2.5 s before the kill and 2.5 s after it, so calls run
+// before, across and after the kill even on a loaded machine.
 func TestScaleOut(t *testing.T) {
 	t.Parallel()
 	nginx := requireNginx(t)
