@@ -59,7 +59,9 @@ func (e *toolError) body() json.RawMessage {
 	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, Warnings: e.Warnings})
 }
 
-// field is one ordered key of an envelope or structured result.
+// field is one ordered member whose key comes from runtime data: an error
+// envelope's extras, a record payload's or RS body's own keys. Results
+// with fixed keys are structs (toolOutput).
 type field struct {
 	Key   string
 	Value any
