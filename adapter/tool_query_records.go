@@ -16,7 +16,7 @@ var queryRecordsTool = toolSpec{
 		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
 		"next_changes_since appears on the last page only, as the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
-		"Text previews records with fetch ids and every paging handle.",
+		"Text lists every record of the page with its fetch id (long values cut to fit) and every paging handle.",
 	Handle: handleQueryRecords,
 }
 
