@@ -150,6 +150,8 @@ func matrixCalls() []matrixCall {
 //
 // Not parallel at the top level on purpose: rows and cells run in parallel
 // with each other only, so the goroutine check sees the matrix alone.
+// It takes seconds of wall time (under 1 s of CPU): the "never answers" and
+// "slow body" rows wait out the 1 s RS deadline on every RS call of a cell.
 func TestRSFaultMatrix(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Run("rows", func(t *testing.T) {
