@@ -158,6 +158,10 @@ func TestPolicyCatchesEachMistake(t *testing.T) {
 			df.Bases[0] = "golang:latest"
 			return o
 		}, "Dockerfile FROM golang:latest: pin"},
+		{"base image pinned by tag only", func(df *deploy.Dockerfile, _ *appsv1.Deployment, o []deploy.Object) []deploy.Object {
+			df.Bases[1] = "gcr.io/distroless/static-debian12:nonroot"
+			return o
+		}, "Dockerfile FROM gcr.io/distroless/static-debian12:nonroot: pin the base image by digest"},
 		{"flag in the entrypoint", func(df *deploy.Dockerfile, _ *appsv1.Deployment, o []deploy.Object) []deploy.Object {
 			df.Entrypoint = append(df.Entrypoint, "--addr", "0.0.0.0:7670")
 			return o

@@ -129,16 +129,20 @@ func Policy(objs []Object, df Dockerfile, lim Limits) []string {
 	return out
 }
 
-// dockerfilePolicy: numeric non-root user, no :latest base, no flags in
-// the entrypoint (a flag would silently beat the environment).
+// dockerfilePolicy: numeric non-root user, base images pinned by digest,
+// no flags in the entrypoint (a flag would silently beat the environment).
 func dockerfilePolicy(df Dockerfile) []string {
 	var out []string
 	if _, _, ok := numericUser(df.User); !ok {
 		out = append(out, fmt.Sprintf("Dockerfile USER %q: want a numeric non-root UID:GID (runAsNonRoot cannot verify a name)", df.User))
 	}
 	for _, b := range df.Bases {
-		if floatingImage(b) {
+		switch {
+		case floatingImage(b):
 			out = append(out, fmt.Sprintf("Dockerfile FROM %s: pin a version tag or digest, not latest", b))
+		case !strings.Contains(b, "@sha256:"):
+			// A tag can be pushed again; only a digest names one image.
+			out = append(out, fmt.Sprintf("Dockerfile FROM %s: pin the base image by digest (@sha256:…)", b))
 		}
 	}
 	for _, a := range df.Entrypoint[min(2, len(df.Entrypoint)):] {
