@@ -147,6 +147,18 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Verdict, error) {
 	return verdict, nil
 }
 
+// Remembered returns the fresh cached verdict for token, or the failure
+// remembered for it, without asking anyone: ok is false when Verify would
+// have to check (or wait for a check under way). A request with a known
+// token needs no deadline, rate budget or second hash of the token.
+func (v *Verifier) Remembered(token string) (verdict Verdict, err error, ok bool) {
+	verdict, err, ok = v.verdicts.Peek(cacheKey(token))
+	if err != nil {
+		verdict = VerdictUnknown
+	}
+	return verdict, err, ok
+}
+
 // WouldCheck reports whether Verify would ask an authority now: no fresh
 // verdict, no remembered failure, and no check of token under way. Rate
 // budgets for unknown tokens are spent on these only — a request waiting

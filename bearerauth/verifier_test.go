@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -81,24 +82,28 @@ func TestVerdictLifetime(t *testing.T) {
 		advance time.Duration
 		token   string
 		forget  bool
+		known   bool // Remembered answers before Verify runs
 		want    Verdict
 		asked   int // introspection calls for token so far
 	}
 	steps := []step{
-		{0, "short-lived", false, VerdictClient, 1},
-		{4 * time.Second, "short-lived", false, VerdictClient, 1},
-		{2 * time.Second, "short-lived", false, VerdictClient, 2}, // the token's exp passed: asked again
-		{0, "long-lived", false, VerdictClient, 1},
-		{29 * time.Second, "long-lived", false, VerdictClient, 1},
-		{2 * time.Second, "long-lived", false, VerdictClient, 2}, // CacheTTL passed
-		{0, "never-issued", false, VerdictInvalid, 1},
-		{time.Second, "never-issued", false, VerdictInvalid, 1}, // negative cache
-		{0, "long-lived", true, VerdictClient, 3},               // Forget: the RS refused it since
+		{0, "short-lived", false, false, VerdictClient, 1},
+		{4 * time.Second, "short-lived", false, true, VerdictClient, 1},
+		{2 * time.Second, "short-lived", false, false, VerdictClient, 2}, // the token's exp passed: asked again
+		{0, "long-lived", false, false, VerdictClient, 1},
+		{29 * time.Second, "long-lived", false, true, VerdictClient, 1},
+		{2 * time.Second, "long-lived", false, false, VerdictClient, 2}, // CacheTTL passed
+		{0, "never-issued", false, false, VerdictInvalid, 1},
+		{time.Second, "never-issued", false, true, VerdictInvalid, 1}, // negative cache
+		{0, "long-lived", true, false, VerdictClient, 3},              // Forget: the RS refused it since
 	}
 	for i, st := range steps {
 		advance(st.advance)
 		if st.forget {
 			v.Forget(st.token)
+		}
+		if rv, rerr, ok := v.Remembered(st.token); ok != st.known || ok && (rerr != nil || rv != st.want) {
+			t.Errorf("step %d (%s): Remembered = %d, %v, %t; want %d, nil, %t", i, st.token, rv, rerr, ok, st.want, st.known)
 		}
 		got, err := v.Verify(context.Background(), st.token)
 		mu.Lock()
@@ -113,6 +118,31 @@ func TestVerdictLifetime(t *testing.T) {
 	}
 	if n := v.verdicts.Len(); n > 3 {
 		t.Errorf("cache grew to %d entries, bound is 3", n)
+	}
+}
+
+// TestRememberedFailure: an authority that failed is remembered for
+// ErrorTTL as the failure itself (never as a verdict), so a request can
+// answer 503 without waiting or spending a rate budget.
+func TestRememberedFailure(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	v := New(Options{Introspection: &IntrospectionOptions{URL: srv.URL}, ErrorTTL: time.Minute}, nil)
+	if _, _, ok := v.Remembered("tok"); ok {
+		t.Fatal("Remembered answered before any check")
+	}
+	if _, err := v.Verify(context.Background(), "tok"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Verify: %v, want ErrUnavailable", err)
+	}
+	got, err, ok := v.Remembered("tok")
+	if !ok || !errors.Is(err, ErrUnavailable) || got != VerdictUnknown {
+		t.Errorf("Remembered = %d, %v, %t; want VerdictUnknown, ErrUnavailable, true", got, err, ok)
+	}
+	if v.WouldCheck("tok") {
+		t.Error("WouldCheck with a remembered failure")
 	}
 }
 

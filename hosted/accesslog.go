@@ -6,22 +6,29 @@ import (
 	"time"
 )
 
-// accessLog writes one structured line per hosted request: method, path
-// (never the query), status, bytes and duration. Headers — and so the
-// bearer — are never logged. Successful probes and scrapes are logged at
+// observe is the door's outermost layer: one structured access-log line
+// per hosted request — method, path (never the query), status, bytes and
+// duration; headers, and so the bearer, are never logged — and, when m is
+// set, the request metrics. Successful probes and scrapes are logged at
 // DEBUG: a kubelet and Prometheus ask every few seconds, and at INFO they
-// would drown the requests people read logs for.
-func accessLog(next http.Handler, log *slog.Logger) http.Handler {
+// would drown the requests people read logs for. One clock reading and
+// one recorder serve both; a line whose level is off is never built.
+func observe(next http.Handler, m *Metrics, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
+		d := time.Since(start)
+		// ServeMux records the matched pattern on the request it was given.
+		m.observeRequest(r.Pattern, rec.status, d)
 		level := slog.LevelInfo
 		if isProbePath(r.URL.Path) && rec.status < http.StatusInternalServerError {
 			level = slog.LevelDebug
 		}
-		log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"bytes", rec.bytes, "duration_ms", time.Since(start).Milliseconds())
+		if ctx := r.Context(); log.Enabled(ctx, level) {
+			log.LogAttrs(ctx, level, "http request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Int64("duration_ms", d.Milliseconds()))
+		}
 	})
 }
 

@@ -81,3 +81,24 @@ func BenchmarkMCPSchemaCall(b *testing.B) { benchDoorCall(b, toolsCallSchema) }
 // BenchmarkMCPToolsList is tools/list through the door: a larger answer
 // written without any RS call.
 func BenchmarkMCPToolsList(b *testing.B) { benchDoorCall(b, toolsList) }
+
+// BenchmarkHTTPFloor is the same exchange against a handler that only
+// drains the request and answers fixed bytes of the schema answer's size:
+// the floor net/http and the client impose, to subtract from the door's
+// figures.
+func BenchmarkHTTPFloor(b *testing.B) {
+	answer := []byte(`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat(" ", 1030) + `{}}`)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}))
+	b.Cleanup(hs.Close)
+	url, client := hs.URL+"/mcp", hs.Client()
+	benchPost(b, client, url, toolsCallSchema)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.SetBytes(int64(benchPost(b, client, url, toolsCallSchema)))
+	}
+}

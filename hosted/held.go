@@ -3,21 +3,43 @@ package hosted
 import (
 	"bytes"
 	"net/http"
+	"sync"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
-// heldResponse is an http.ResponseWriter that keeps the MCP answer in
-// memory until the handler returns, so the door can still replace it with
-// a 401 challenge. Streaming is disabled and tool results are bounded by
-// the adapter, so holding one answer is bounded too.
+// heldResponse is the writer mcp-go answers into (its HTTPResponseWriter):
+// it keeps the MCP answer in memory until the handler returns, so the door
+// can still replace it with a 401 challenge. It cannot stream (CanStream
+// is false), so mcp-go answers one application/json body, never SSE;
+// tool results are bounded by the adapter, so holding one answer is
+// bounded too.
 type heldResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
 }
 
-func newHeldResponse() *heldResponse { return &heldResponse{header: http.Header{}} }
+// maxPooledHeld is the largest held body kept for reuse: most answers are
+// a few KiB, and a pooled buffer should not pin a rare large one.
+const maxPooledHeld = 64 << 10
+
+// heldPool reuses held responses (header map and body buffer) across
+// requests.
+var heldPool = sync.Pool{New: func() any { return &heldResponse{header: http.Header{}} }}
+
+func newHeldResponse() *heldResponse { return heldPool.Get().(*heldResponse) }
+
+// release returns h to the pool; h and its body must not be used after.
+func (h *heldResponse) release() {
+	if h.body.Cap() > maxPooledHeld {
+		return
+	}
+	clear(h.header)
+	h.status = 0
+	h.body.Reset()
+	heldPool.Put(h)
+}
 
 func (h *heldResponse) Header() http.Header { return h.header }
 
@@ -34,14 +56,22 @@ func (h *heldResponse) Write(p []byte) (int, error) {
 	return h.body.Write(p)
 }
 
+// Flush does nothing: the answer is sent whole by writeTo.
+func (h *heldResponse) Flush() {}
+
+// CanStream is false: mcp-go then keeps a POST's answer a single JSON
+// body instead of upgrading it to an SSE stream.
+func (h *heldResponse) CanStream() bool { return false }
+
 // writeTo sends the held answer, its resource errors typed
 // (adapter.TypedErrors).
 func (h *heldResponse) writeTo(w http.ResponseWriter) {
 	body := adapter.TypedErrors(h.body.Bytes())
+	dst := w.Header()
 	for k, v := range h.header {
-		w.Header()[k] = v
+		dst[k] = v
 	}
-	w.Header().Del("Content-Length") // the body may have been rewritten
+	dst.Del("Content-Length") // the body may have been rewritten
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}

@@ -10,7 +10,6 @@
 package hosted
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,15 +108,6 @@ func New(a *adapter.Server, opts Options) http.Handler {
 	h.stream = server.NewStreamableHTTPServer(a.MCP(),
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
-		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if g, ok := r.Context().Value(requestGrantKey{}).(adapter.Grant); ok {
-				ctx = adapter.WithRequestGrant(ctx, g)
-			}
-			if f, ok := r.Context().Value(refusalHookKey{}).(func()); ok {
-				ctx = adapter.WithCredentialRefusedHook(ctx, f)
-			}
-			return ctx
-		}),
 	)
 	mux := http.NewServeMux()
 	mux.HandleFunc(mcpPath, h.serveMCP)
@@ -131,7 +121,7 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
 	registerPages(mux, h)
-	return accessLog(opts.Metrics.instrument(mux), h.log)
+	return observe(mux, opts.Metrics, h.log)
 }
 
 type hosted struct {
@@ -142,14 +132,6 @@ type hosted struct {
 	stream *server.StreamableHTTPServer
 	limit  *verifyLimiter
 }
-
-// requestGrantKey carries a verified request's grant from serveMCP to
-// mcp-go's context function, which hands it to the adapter.
-type requestGrantKey struct{}
-
-// refusalHookKey carries serveMCP's "the RS refused this bearer" hook the
-// same way.
-type refusalHookKey struct{}
 
 // schemaProbe is the verifier's last resort: the RS schema document's
 // `bearer.token_kind`, through the adapter's schema cache (so the first
@@ -203,17 +185,21 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := adapter.NewGrant(bearer)
-	// Only a request that would start an authority call spends the budget:
-	// waiting on a shared check or reading a remembered failure is free.
-	if h.auth.WouldCheck(bearer) && !h.limit.allow(h.clientAddr(r)) {
-		h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
-		w.Header().Set("Retry-After", "1")
-		writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
-		return
+	v, err, known := h.auth.Remembered(bearer)
+	if !known {
+		// Only a request that would start an authority call spends the
+		// budget: waiting on a shared check or reading a remembered failure
+		// is free.
+		if h.auth.WouldCheck(bearer) && !h.limit.allow(h.clientAddr(r)) {
+			h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
+			w.Header().Set("Retry-After", "1")
+			writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
+			return
+		}
+		vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
+		v, err = h.auth.Verify(vctx, bearer)
+		cancel()
 	}
-	vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
-	v, err := h.auth.Verify(vctx, bearer)
-	cancel()
 	switch {
 	case err != nil:
 		h.opts.Metrics.observeAuth(authUnavailable)
@@ -231,8 +217,8 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 			"MCP requires a grant-scoped client token; owner and control-plane tokens are refused", nil)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
-	if int64(len(body)) > h.opts.MaxBodyBytes {
+	body, err := readBody(r, h.opts.MaxBodyBytes)
+	if errors.Is(err, errBodyTooLarge) {
 		tooLarge(w)
 		return
 	}
@@ -240,15 +226,20 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "bad_request", "the request body could not be read", nil)
 		return
 	}
-	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	// The answer is held until the call ends: when the RS refused the
 	// bearer mid-call (expired since it was verified), the client gets the
 	// HTTP 401 challenge that makes it refresh, never a tool result.
 	var refused atomic.Bool
-	ctx := context.WithValue(r.Context(), requestGrantKey{}, g)
-	ctx = context.WithValue(ctx, refusalHookKey{}, func() { refused.Store(true) })
+	ctx := adapter.WithRequestGrant(r.Context(), g)
+	ctx = adapter.WithCredentialRefusedHook(ctx, func() { refused.Store(true) })
 	held := newHeldResponse()
-	h.stream.ServeHTTP(held, r.WithContext(ctx))
+	defer held.release()
+	// Handle is mcp-go's ServeHTTP without re-reading the body this door
+	// already holds, and without a synthetic request for a context
+	// function; the one check ServeHTTP adds is made here.
+	if !rejectDNSRebinding(held, r) {
+		h.stream.Handle(held, &server.HTTPRequest{Method: r.Method, URL: r.URL, Header: r.Header, Body: body, Context: ctx})
+	}
 	if refused.Load() {
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
@@ -259,6 +250,27 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	h.opts.Metrics.observeAuth(authClient)
 	h.opts.Metrics.observeResourceRead(body, held.body.Bytes())
 	held.writeTo(w)
+}
+
+// errBodyTooLarge is readBody's answer to a body over the limit.
+var errBodyTooLarge = errors.New("request body exceeds the limit")
+
+// readBody reads r's body, at most limit bytes. A declared length (already
+// checked against limit) sizes the buffer once; a chunked body is read up
+// to one byte past the limit to tell "too large" apart.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		// net/http's body reader ends at the declared length and reports
+		// a short body as an error, so reading exactly n is the whole body.
+		body := make([]byte, n)
+		_, err := io.ReadFull(r.Body, body)
+		return body, err
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if int64(len(body)) > limit {
+		return nil, errBodyTooLarge
+	}
+	return body, err
 }
 
 // authErrorKind names an auth failure for logs without its text, which

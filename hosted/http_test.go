@@ -239,6 +239,48 @@ func TestHostedOriginWithoutPublicURL(t *testing.T) {
 	}
 }
 
+// TestHostedRebindingHost: an authorised request that arrived on a
+// loopback listener must name a loopback Host (mcp-go's DNS-rebinding
+// check, which the door makes before handing the call to mcp-go);
+// elsewhere the Host is not checked.
+func TestHostedRebindingHost(t *testing.T) {
+	t.Parallel()
+	h, _ := newHandler(t, hosted.Options{})
+	loopback := netip.MustParseAddrPort("127.0.0.1:7670")
+	loopback6 := netip.MustParseAddrPort("[::1]:7670")
+	private := netip.MustParseAddrPort("10.0.0.5:8080")
+	cases := []struct {
+		name       string
+		listener   netip.AddrPort
+		host       string
+		wantStatus int
+		wantBody   string // prefix
+	}{
+		{"loopback listener, loopback Host", loopback, "127.0.0.1:7670", 200, `{"jsonrpc":"2.0"`},
+		{"loopback listener, localhost", loopback, "LOCALHOST:7670", 200, `{"jsonrpc":"2.0"`},
+		{"IPv6 loopback listener, [::1]", loopback6, "[::1]:7670", 200, `{"jsonrpc":"2.0"`},
+		{"loopback listener, foreign Host", loopback, "evil.example", 403, `Forbidden: invalid Host header "evil.example"`},
+		{"IPv6 loopback listener, foreign Host", loopback6, "evil.example:7670", 403, `Forbidden: invalid Host header "evil.example:7670"`},
+		{"non-loopback listener, any Host", private, "mcp.internal:8080", 200, `{"jsonrpc":"2.0"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.WithValue(t.Context(), http.LocalAddrContextKey, net.TCPAddrFromAddrPort(tc.listener))
+			req := httptest.NewRequestWithContext(ctx, "POST", "http://"+tc.host+"/mcp", strings.NewReader(toolsList))
+			req.RemoteAddr, req.Host = "127.0.0.1:5000", tc.host
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+demodata.GmailToken)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			if rec.Code != tc.wantStatus || !strings.HasPrefix(body, tc.wantBody) {
+				t.Errorf("%d %.120s; want %d %s…", rec.Code, body, tc.wantStatus, tc.wantBody)
+			}
+		})
+	}
+}
+
 // TestHostedMetadata pins the RFC 9728 documents: resource is the MCP
 // URL, client tokens only, one endpoint, no profile vocabulary.
 func TestHostedMetadata(t *testing.T) {

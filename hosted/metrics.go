@@ -25,6 +25,24 @@ type Metrics struct {
 	rsAnswers  *prometheus.CounterVec
 	rsDuration *prometheus.HistogramVec
 	http       httpMetrics
+
+	// Children resolved once per label key (see series).
+	toolSeries  *series[string, toolSeries]
+	rsSeries    *series[rsAnswer, prometheus.Counter]
+	rsDurSeries *series[string, prometheus.Observer]
+}
+
+// toolSeries are one tool's call counter and latency histogram.
+type toolSeries struct {
+	calls    prometheus.Counter
+	duration prometheus.Observer
+}
+
+// rsAnswer labels one RS answer: endpoint and status, if any answered.
+type rsAnswer struct {
+	endpoint string
+	answered bool
+	status   int
 }
 
 // NewMetrics registers the adapter series on a fresh registry: tools, RS
@@ -52,6 +70,17 @@ func NewMetrics() *Metrics {
 		}, []string{"endpoint"}),
 	}
 	m.http = newHTTPMetrics()
+	m.toolSeries = newSeries(func(tool string) toolSeries {
+		return toolSeries{calls: m.calls.WithLabelValues(tool), duration: m.duration.WithLabelValues(tool)}
+	})
+	m.rsSeries = newSeries(func(a rsAnswer) prometheus.Counter {
+		status := "error"
+		if a.answered {
+			status = strconv.Itoa(a.status)
+		}
+		return m.rsAnswers.WithLabelValues(a.endpoint, status)
+	})
+	m.rsDurSeries = newSeries(func(ep string) prometheus.Observer { return m.rsDuration.WithLabelValues(ep) })
 	m.registry.MustRegister(m.calls, m.errors, m.duration, m.rsAnswers, m.rsDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.registry.MustRegister(m.http.collectors()...)
@@ -72,12 +101,12 @@ func (m *Metrics) Transport(base http.RoundTripper) http.RoundTripper {
 		start := time.Now()
 		resp, err := base.RoundTrip(r)
 		ep := rsEndpoint(r.URL.Path)
-		m.rsDuration.WithLabelValues(ep).Observe(time.Since(start).Seconds())
-		status := "error"
+		m.rsDurSeries.get(ep).Observe(time.Since(start).Seconds())
+		answer := rsAnswer{endpoint: ep}
 		if err == nil {
-			status = strconv.Itoa(resp.StatusCode)
+			answer.answered, answer.status = true, resp.StatusCode
 		}
-		m.rsAnswers.WithLabelValues(ep, status).Inc()
+		m.rsSeries.get(answer).Inc()
 		return resp, err
 	})
 }
@@ -125,8 +154,9 @@ func (m *Metrics) ObserveTool(c adapter.ToolCall) {
 	if m == nil {
 		return
 	}
-	m.calls.WithLabelValues(c.Tool).Inc()
-	m.duration.WithLabelValues(c.Tool).Observe(c.Duration.Seconds())
+	ts := m.toolSeries.get(c.Tool)
+	ts.calls.Inc()
+	ts.duration.Observe(c.Duration.Seconds())
 	if c.IsError {
 		code := c.ErrorCode
 		if !knownCodes[code] {

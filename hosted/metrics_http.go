@@ -3,7 +3,6 @@ package hosted
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -33,6 +32,25 @@ type httpMetrics struct {
 	auth          *prometheus.CounterVec
 	resourceReads *prometheus.CounterVec
 	buildInfo     *prometheus.GaugeVec
+
+	// authOutcome is each outcome's counter, resolved once: the map is
+	// never written after construction.
+	authOutcome map[string]prometheus.Counter
+	// route is each route's request series (see series).
+	route *series[routeStatus, routeSeries]
+}
+
+// routeStatus labels one answered request: the route pattern and status.
+type routeStatus struct {
+	route  string
+	status int
+}
+
+// routeSeries are one route and status's request counter, and the route's
+// latency histogram.
+type routeSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newHTTPMetrics() httpMetrics {
@@ -54,9 +72,13 @@ func newHTTPMetrics() httpMetrics {
 			Name: "pdpp_mcp_build_info", Help: "Always 1; the labels name the running build.",
 		}, []string{"version", "goversion"}),
 	}
+	m.authOutcome = make(map[string]prometheus.Counter, len(authOutcomes))
 	for _, o := range authOutcomes {
-		m.auth.WithLabelValues(o) // every outcome exists from the start, at 0
+		m.authOutcome[o] = m.auth.WithLabelValues(o) // every outcome exists from the start, at 0
 	}
+	m.route = newSeries(func(k routeStatus) routeSeries {
+		return routeSeries{requests: m.requests.WithLabelValues(k.route, strconv.Itoa(k.status)), duration: m.duration.WithLabelValues(k.route)}
+	})
 	v := "dev"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
@@ -79,35 +101,35 @@ func (m *Metrics) SetBuildInfo(version string) {
 	m.http.buildInfo.WithLabelValues(version, runtime.Version()).Set(1)
 }
 
-// instrument counts every request by the ServeMux pattern that served it:
-// a fixed set, so paths with ids or junk never become labels. A nil
-// *Metrics returns next unchanged.
-func (m *Metrics) instrument(next http.Handler) http.Handler {
+// observeRequest counts one request by the ServeMux pattern that served
+// it (pattern): a fixed set, so paths with ids or junk never become
+// labels. A nil *Metrics observes nothing.
+func (m *Metrics) observeRequest(pattern string, status int, d time.Duration) {
 	if m == nil {
-		return next
+		return
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		// ServeMux records the matched pattern on the request it was given.
-		route := r.Pattern
-		if _, path, ok := strings.Cut(route, " "); ok {
-			route = path // "GET /healthz" → "/healthz"
-		}
-		if route == "" {
-			route = "unmatched"
-		}
-		m.http.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
-		m.http.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
-	})
+	route := pattern
+	if _, path, ok := strings.Cut(route, " "); ok {
+		route = path // "GET /healthz" → "/healthz"
+	}
+	if route == "" {
+		route = "unmatched"
+	}
+	rs := m.http.route.get(routeStatus{route: route, status: status})
+	rs.requests.Inc()
+	rs.duration.Observe(d.Seconds())
 }
 
 // observeAuth counts one bearer check outcome.
 func (m *Metrics) observeAuth(outcome string) {
-	if m != nil {
-		m.http.auth.WithLabelValues(outcome).Inc()
+	if m == nil {
+		return
 	}
+	if c, ok := m.http.authOutcome[outcome]; ok {
+		c.Inc()
+		return
+	}
+	m.http.auth.WithLabelValues(outcome).Inc()
 }
 
 // observeResourceRead counts a resources/read call from the JSON-RPC

@@ -1,6 +1,7 @@
 package hosted
 
 import (
+	"fmt"
 	"mime"
 	"net"
 	"net/http"
@@ -115,6 +116,29 @@ func (h *hosted) originAllowed(r *http.Request) bool {
 	return port(oHost, oScheme) == port(selfHost, selfScheme)
 }
 
+// rejectDNSRebinding is the check mcp-go's ServeHTTP makes before any MCP
+// method, which its Handle leaves to the caller, with the same answer: a
+// request that arrived on a loopback listener must name a loopback Host,
+// or a page that rebound its own name to 127.0.0.1 could drive a local
+// server from a victim's browser.
+func rejectDNSRebinding(w http.ResponseWriter, r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	onLoopback := false
+	if tcp, ok := local.(*net.TCPAddr); ok {
+		onLoopback = tcp.IP.IsLoopback() // what loopbackHost(local.String()) says, without the string
+	} else {
+		onLoopback = loopbackHost(local.String())
+	}
+	if onLoopback && !loopbackHost(r.Host) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return true
+	}
+	return false
+}
+
 // loopbackHost reports whether host[:port] names this machine.
 func loopbackHost(hostport string) bool {
 	host := hostport
@@ -142,6 +166,9 @@ func port(hostport, scheme string) string {
 
 // isJSONContentType accepts application/json with any parameters.
 func isJSONContentType(ct string) bool {
+	if ct == "application/json" {
+		return true // what clients send; parsed, it is the same answer
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
@@ -155,8 +182,12 @@ func acceptsJSON(values []string) bool {
 		return true
 	}
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			if acceptsJSONBare(part) {
+				return true // no parameters to parse (and no map to allocate)
+			}
+			mt, params, err := mime.ParseMediaType(part)
 			if err != nil {
 				continue
 			}
@@ -169,4 +200,11 @@ func acceptsJSON(values []string) bool {
 		}
 	}
 	return false
+}
+
+// acceptsJSONBare is acceptsJSON's answer for a media range without
+// parameters, the common case: ParseMediaType would lowercase it and
+// find no q.
+func acceptsJSONBare(part string) bool {
+	return strings.EqualFold(part, "application/json") || strings.EqualFold(part, "application/*") || part == "*/*"
 }
