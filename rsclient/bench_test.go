@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,11 +51,25 @@ func benchRecordsPage(n, bodyChars int) []byte {
 	return b
 }
 
-// benchServer answers every request with body.
+// benchServer answers every request with body and its Content-Length,
+// like the real RS (every capture in rs-captures-real carries one) and the
+// mock RS.
 func benchServer(b *testing.B, body []byte) *Client {
 	b.Helper()
+	return benchServerChunked(b, body, false)
+}
+
+// benchServerChunked is benchServer; chunked leaves Content-Length out, so
+// net/http sends a body over 2 KB chunked and the client reads it not
+// knowing its length.
+func benchServerChunked(b *testing.B, body []byte, chunked bool) *Client {
+	b.Helper()
+	length := strconv.Itoa(len(body))
 	srv := newRecorder(b, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if !chunked {
+			w.Header().Set("Content-Length", length)
+		}
 		_, _ = w.Write(body)
 	})
 	return newTestClient(b, srv.URL)
@@ -78,6 +93,18 @@ func benchLoop(b *testing.B, size int, call func(context.Context) error) {
 func BenchmarkRecords25x20KB(b *testing.B) {
 	body := benchRecordsPage(25, 20_000)
 	c := benchServer(b, body)
+	benchLoop(b, len(body), func(ctx context.Context) error {
+		_, _, err := c.Records(ctx, testBearer, RecordsQuery{Stream: "message_bodies", Limit: 25})
+		return err
+	})
+}
+
+// BenchmarkRecords25x20KBChunked is BenchmarkRecords25x20KB with a body of
+// unknown length (chunked), the read path for an RS behind a proxy that
+// drops Content-Length.
+func BenchmarkRecords25x20KBChunked(b *testing.B) {
+	body := benchRecordsPage(25, 20_000)
+	c := benchServerChunked(b, body, true)
 	benchLoop(b, len(body), func(ctx context.Context) error {
 		_, _, err := c.Records(ctx, testBearer, RecordsQuery{Stream: "message_bodies", Limit: 25})
 		return err
