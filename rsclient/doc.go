@@ -7,7 +7,10 @@
 // reads each body once and decodes it once into the typed result, after
 // checking that a 2xx answer has the route's shape (else CodeInvalidResponse).
 // Only what a caller passes on unchanged is kept verbatim: Aggregation.Raw,
-// the schema and stream-metadata documents, and Error.Envelope.
+// the schema and stream-metadata documents, and Error.Envelope. Decoding
+// reads each byte of a body once, validating as it goes (decodeObject),
+// and the verbatim members of a result (Record.Data, scores, group keys)
+// are the body's own bytes, not copies (see Response).
 //
 // The HTTP layer is resty (github.com/go-resty/resty/v2) over a tuned
 // net/http keep-alive pool (newTransport), with no cookie jar, no retries

@@ -8,6 +8,12 @@ import (
 // Response is what every call reports about the HTTP exchange. It is
 // returned whenever an answer arrived (including non-2xx answers and 2xx
 // answers with an invalid body), nil when none did.
+//
+// The json.RawMessage members of every decoded result (Record.Data,
+// SearchHit.Score, Group.Key, Warning.Detail, ...) are sub-slices of Body
+// rather than copies, so a page of mail bodies is not held twice. Each is
+// capacity-capped (appending to it copies); neither they nor Body may be
+// modified in place. Keeping one keeps the whole body reachable.
 type Response struct {
 	Status    int
 	RequestID string // from the Request-Id header ("" if absent)
@@ -71,16 +77,19 @@ type RecordList struct {
 
 // Record is one record, either a list item or the single-record answer.
 type Record struct {
-	Object       string          `json:"object,omitempty"`
-	ID           string          `json:"id"`
-	Stream       string          `json:"stream"`
-	ConnectionID string          `json:"connection_id,omitempty"`
-	ConnectorKey string          `json:"connector_key,omitempty"`
-	DisplayName  string          `json:"display_name,omitempty"`
-	EmittedAt    string          `json:"emitted_at,omitempty"`
-	Data         json.RawMessage `json:"data,omitempty"` // payload verbatim
-	Deleted      bool            `json:"deleted,omitempty"`
-	DeletedAt    string          `json:"deleted_at,omitempty"`
+	Object       string `json:"object,omitempty"`
+	ID           string `json:"id"`
+	Stream       string `json:"stream"`
+	ConnectionID string `json:"connection_id,omitempty"`
+	ConnectorKey string `json:"connector_key,omitempty"`
+	DisplayName  string `json:"display_name,omitempty"`
+	EmittedAt    string `json:"emitted_at,omitempty"`
+	// Data is the payload verbatim: valid JSON (checked while decoding),
+	// an object unless Deleted, and the Response body's own bytes (not a
+	// copy; see Response).
+	Data      json.RawMessage `json:"data,omitempty"`
+	Deleted   bool            `json:"deleted,omitempty"`
+	DeletedAt string          `json:"deleted_at,omitempty"`
 }
 
 // FieldWindow is the answer of the field-window route: a bounded slice of
@@ -131,7 +140,7 @@ type Aggregation struct {
 	Meta                Meta            `json:"meta"`
 	// Raw is the answer verbatim (it shares the Response body's bytes):
 	// the aggregate tool passes the RS document on as structured content.
-	// No other result keeps its body.
+	// No other result keeps its whole body.
 	Raw json.RawMessage `json:"-"`
 }
 
