@@ -107,11 +107,7 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 	}
-	v, err := newArgValidator(catalog())
-	if err != nil {
-		return nil, err
-	}
-	s.args = v
+	s.args = newArgValidator(catalog())
 	order := ToolNames()
 	s.mcp = server.NewMCPServer(cfg.ServerName, cfg.Version,
 		server.WithInstructions(Instructions),

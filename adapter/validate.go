@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -22,30 +23,43 @@ const maxArgumentBytes = 64 << 10
 // before any handler runs, and reports violations as one typed adapter
 // error (`invalid_arguments`) whose message names each offending argument
 // in plain words — the same error shape as every other failure (R-12).
+//
+// Each tool's schema is compiled on its first call, not in New: compiling
+// checks the schema against the JSON Schema metaschema, ~0.5 ms a tool,
+// and a stdio adapter starts per session and must answer tools/list at
+// once (a process that only lists tools compiles nothing). The schema files
+// are embedded, so a compile failure is a build mistake, pinned by
+// TestToolInputSchemasCompile.
 type argValidator struct {
-	schemas map[string]*jsonschema.Schema
+	schemas map[string]func() (*jsonschema.Schema, error)
 	printer *message.Printer
 }
 
-func newArgValidator(specs []toolSpec) (*argValidator, error) {
-	v := &argValidator{schemas: map[string]*jsonschema.Schema{}, printer: message.NewPrinter(language.English)}
+func newArgValidator(specs []toolSpec) *argValidator {
+	v := &argValidator{schemas: make(map[string]func() (*jsonschema.Schema, error), len(specs)),
+		printer: message.NewPrinter(language.English)}
 	for _, spec := range specs {
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(spec.Input()))
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
-		}
-		c := jsonschema.NewCompiler()
-		url := "mem:///" + spec.Name + ".json"
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
-		}
-		s, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: compile input schema: %w", spec.Name, err)
-		}
-		v.schemas[spec.Name] = s
+		v.schemas[spec.Name] = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileInput(spec) })
 	}
-	return v, nil
+	return v
+}
+
+// compileInput compiles one tool's input schema.
+func compileInput(spec toolSpec) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(spec.Input()))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem:///" + spec.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: compile input schema: %w", spec.Name, err)
+	}
+	return s, nil
 }
 
 // check validates raw arguments; nil means valid.
@@ -53,11 +67,15 @@ func (v *argValidator) check(tool string, raw json.RawMessage) *toolError {
 	if len(raw) > maxArgumentBytes {
 		return newAdapterError("invalid_arguments", fmt.Sprintf("arguments are %d bytes; at most %d are accepted", len(raw), maxArgumentBytes))
 	}
+	schema, err := v.schemas[tool]()
+	if err != nil {
+		return newAdapterError("internal_error", "the adapter could not complete this call")
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return newAdapterError("invalid_arguments", "arguments must be a JSON object")
 	}
-	err = v.schemas[tool].Validate(inst)
+	err = schema.Validate(inst)
 	if err == nil {
 		return nil
 	}

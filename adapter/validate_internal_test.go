@@ -1,6 +1,10 @@
 package adapter
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
 
 // argumentOfSchema reads the top-level argument out of a validator schema
 // location; anything else (root, other keywords, no fragment) is "".
@@ -18,5 +22,34 @@ func TestArgumentOfSchema(t *testing.T) {
 		if got := argumentOfSchema(tc.url); got != tc.want {
 			t.Errorf("argumentOfSchema(%q) = %q, want %q", tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestToolInputSchemasCompile: every tool's input schema compiles. New no
+// longer compiles them (each is compiled on its tool's first call), so a
+// schema file the validator cannot read is caught here, not by a user's
+// first call answering internal_error.
+func TestToolInputSchemasCompile(t *testing.T) {
+	t.Parallel()
+	v := newArgValidator(catalog())
+	for _, spec := range catalog() {
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := v.schemas[spec.Name](); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestBrokenInputSchemaIsInternalError: a tool whose schema does not
+// compile answers a typed internal_error, never a panic or a pass.
+func TestBrokenInputSchemaIsInternalError(t *testing.T) {
+	t.Parallel()
+	v := newArgValidator(catalog())
+	v.schemas["schema"] = func() (*jsonschema.Schema, error) { return compileInput(toolSpec{Name: "broken"}) }
+	te := v.check("schema", []byte(`{}`))
+	if te == nil || te.Code != "internal_error" {
+		t.Fatalf("check with a broken schema = %+v, want internal_error", te)
 	}
 }
