@@ -24,7 +24,7 @@ var builtBinary struct {
 
 // buildBinary returns the shared pdpp-mcp binary, built exactly as `go
 // build` would (no -ldflags), failing the test if the build failed.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	b := &builtBinary
 	b.once.Do(func() {

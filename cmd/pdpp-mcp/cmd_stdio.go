@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -102,7 +103,6 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		}
 		return exitConfig
 	}
-	grants := cachedGrants(tokens, nil)
 	logger := f.logger
 	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + appVersion()})
 	if err != nil {
@@ -110,12 +110,10 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		return exitUsage
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: "pdpp connect " + providerURL}
-	owners, code, ok := refuseOwnerGrants(ctx, cfg, grants, providerURL, stderr)
-	if !ok {
-		return code
-	}
-	cfg.Grants = cachedGrants(tokens, owners)
+		Reconnect: "pdpp connect " + providerURL, Grants: cachedGrants(tokens, nil)}
+	// owners is filled by the start-up classification, before serving;
+	// Reload reads it only from tool calls, after.
+	owners := map[string]bool{}
 	// A running session heals from `pdpp connect` in another terminal: the
 	// adapter re-reads the cache when a token expires or is refused.
 	cfg.Reload = func() ([]adapter.Grant, error) {
@@ -125,13 +123,11 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		}
 		return cachedGrants(toks, owners), nil
 	}
-	grants = cfg.Grants
-	srv, err := adapter.New(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
-		return exitFailure
+	srv, grants, code, ok := classifiedServer(ctx, cfg, tokens, owners, providerURL, stderr)
+	if !ok {
+		return code
 	}
-	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, len(grants), path)
+	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, grants, path)
 	stdio := server.NewStdioServer(srv.MCP())
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	if err := stdio.Listen(ctx, stdinReader(), adapter.TypedErrorWriter(stdout)); err != nil && !errors.Is(err, context.Canceled) {
@@ -161,32 +157,65 @@ func cachedGrants(tokens []credcache.Token, owners map[string]bool) []adapter.Gr
 // kindCheckTimeout bounds the start-up classification of cached tokens.
 const kindCheckTimeout = 15 * time.Second
 
-// refuseOwnerGrants asks the RS (schema `bearer.token_kind`) what each
-// cached token is, since a cache entry may carry no kind label. Only owner
-// or control-plane tokens (the adapter's ErrOwnerToken) count: an RS that
-// cannot answer now leaves the token in, and every call still refuses an
-// owner token. When every cached token is an owner token the adapter does
-// not start (exit 77); otherwise the owner entries are dropped with a
-// warning and never used. It returns the owner tokens' keys.
-func refuseOwnerGrants(ctx context.Context, cfg adapter.Config, grants []adapter.Grant, providerURL string, stderr io.Writer) (map[string]bool, int, bool) {
-	cfg.Grants = grants
-	probe, err := adapter.New(cfg)
+// classifiedServer builds the adapter over the cached grants and returns
+// it with the number of grants it serves. Tokens the cache labels client
+// serve at once: the RS is not asked before initialize and tools/list are
+// answered. Only unlabelled tokens are classified through the RS first
+// (schema `bearer.token_kind`, all at once): an RS that cannot answer now
+// leaves the token in, and every call still refuses an owner token — a
+// mislabelled one too — through its schema read before any data read.
+// When every cached token is an owner token the adapter does not start
+// (exit 77); otherwise the owner entries are dropped with a warning, added
+// to owners and never used.
+func classifiedServer(ctx context.Context, cfg adapter.Config, tokens []credcache.Token, owners map[string]bool, providerURL string, stderr io.Writer) (*adapter.Server, int, int, bool) {
+	srv, err := adapter.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
-		return nil, exitFailure, false
+		return nil, 0, exitFailure, false
 	}
-	ctx, cancel := context.WithTimeout(ctx, kindCheckTimeout)
-	defer cancel()
-	owners := map[string]bool{}
-	for i, g := range grants {
-		if _, err := probe.TokenKind(ctx, g); errors.Is(err, adapter.ErrOwnerToken) {
-			owners[g.Key] = true
+	grants := cfg.Grants // one per token, in order
+	found := ownerTokens(ctx, srv, grants, tokens)
+	for i, owner := range found {
+		if owner {
+			owners[grants[i].Key] = true
 			fmt.Fprintf(stderr, "pdpp-mcp: warning: cached credential %d of %d for %s is an owner token (the RS says so); it is dropped and never used\n", i+1, len(grants), providerURL)
 		}
 	}
-	if len(owners) > 0 && len(owners) == len(grants) {
+	switch {
+	case len(owners) == 0:
+		// The classifying server serves: its schema cache already holds
+		// what the probes read.
+		return srv, len(grants), exitOK, true
+	case len(owners) == len(grants):
 		fmt.Fprintf(stderr, "pdpp-mcp: Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter. Run `pdpp connect %s` to cache a grant-scoped client credential.\n", providerURL, providerURL)
-		return nil, exitNoPerm, false
+		return nil, 0, exitNoPerm, false
 	}
-	return owners, exitOK, true
+	cfg.Grants = cachedGrants(tokens, owners)
+	if srv, err = adapter.New(cfg); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return nil, 0, exitFailure, false
+	}
+	return srv, len(cfg.Grants), exitOK, true
+}
+
+// ownerTokens asks the RS, in parallel and within kindCheckTimeout, what
+// each unlabelled token is; it reports per grant whether the RS named it
+// an owner token (the adapter's ErrOwnerToken). Client-labelled tokens are
+// not asked.
+func ownerTokens(ctx context.Context, srv *adapter.Server, grants []adapter.Grant, tokens []credcache.Token) []bool {
+	ctx, cancel := context.WithTimeout(ctx, kindCheckTimeout)
+	defer cancel()
+	owner := make([]bool, len(grants))
+	var wg sync.WaitGroup
+	for i, g := range grants {
+		if tokens[i].ClientLabelled {
+			continue
+		}
+		wg.Go(func() {
+			_, err := srv.TokenKind(ctx, g)
+			owner[i] = errors.Is(err, adapter.ErrOwnerToken)
+		})
+	}
+	wg.Wait()
+	return owner
 }

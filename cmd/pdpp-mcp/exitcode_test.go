@@ -104,7 +104,7 @@ wait:
 }
 
 // cacheWith writes a `pdpp connect` cache for providerURL under dir/.pdpp.
-func cacheWith(t *testing.T, dir, providerURL, content string) {
+func cacheWith(t testing.TB, dir, providerURL, content string) {
 	t.Helper()
 	path, err := credcache.CacheFilePath(filepath.Join(dir, ".pdpp"), providerURL)
 	if err != nil {

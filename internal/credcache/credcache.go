@@ -71,6 +71,21 @@ func (c cachedCredential) isOwner() bool {
 	return anyOwner(c.PDPPTokenKind, c.TokenKind, c.Kind, c.Role)
 }
 
+// clientLabelled reports whether the entry's kind labels (pdpp_token_kind,
+// token_kind, kind; the file's when the entry has none) all name a client
+// token. Role is not a kind: it only ever refuses (owner).
+func (c cachedCredential) clientLabelled(f *cacheFile) bool {
+	kinds := nonEmpty(c.PDPPTokenKind, c.TokenKind, c.Kind)
+	if len(kinds) == 0 {
+		kinds = nonEmpty(f.PDPPTokenKind, f.TokenKind, f.Kind)
+	}
+	return len(kinds) > 0 && !slices.ContainsFunc(kinds, func(k string) bool { return !bearer.Served(k) })
+}
+
+func nonEmpty(labels ...string) []string {
+	return slices.DeleteFunc(labels, func(l string) bool { return strings.TrimSpace(l) == "" })
+}
+
 // anyOwner reports whether any kind field names owner or control-plane
 // authority, as the TypeScript adapter checks: no token sniffing, labels
 // only (an unlabelled token is classified through the RS at start-up).
@@ -123,6 +138,11 @@ type Token struct {
 	Value string
 	// ExpiresAt is the cache's `expires_at`; zero when absent or unparseable.
 	ExpiresAt time.Time
+	// ClientLabelled is true when the cache labels the token a grant-scoped
+	// client token (every kind label present says client). Only unlabelled
+	// tokens need the RS to classify them before serving; a mislabelled
+	// owner token is still refused by every call's schema read.
+	ClientLabelled bool
 }
 
 // Load reads every usable scoped client token cached for the provider, in
@@ -193,7 +213,7 @@ func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error)
 			continue
 		}
 		seen[tok] = true
-		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp})
+		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp, ClientLabelled: c.clientLabelled(&cf)})
 	}
 	switch {
 	case len(tokens) > 0:

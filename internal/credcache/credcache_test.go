@@ -201,6 +201,43 @@ func TestLoadKeepsExpiry(t *testing.T) {
 	}
 }
 
+// Load says which tokens the cache labels client: only those may skip the
+// RS's start-up classification. Every kind label present must say client;
+// an entry without any takes the file's; role never makes a token client.
+func TestLoadClientLabels(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, file string
+		want       []bool // ClientLabelled per token, in order
+	}{
+		{"unlabelled", `{"credential":{"access_token":"tok-a"}}`, []bool{false}},
+		{"pdpp_token_kind client", `{"credential":{"access_token":"tok-a","pdpp_token_kind":"client"}}`, []bool{true}},
+		{"token_kind Client", `{"credential":{"access_token":"tok-a","token_kind":" Client "}}`, []bool{true}},
+		{"kind client", `{"credential":{"access_token":"tok-a","kind":"client"}}`, []bool{true}},
+		{"mcp_package is not client", `{"credential":{"access_token":"tok-a","pdpp_token_kind":"mcp_package"}}`, []bool{false}},
+		{"labels disagree", `{"credential":{"access_token":"tok-a","pdpp_token_kind":"client","kind":"something"}}`, []bool{false}},
+		{"role client is no kind", `{"credential":{"access_token":"tok-a","role":"client"}}`, []bool{false}},
+		{"file label applies to unlabelled entries", `{"pdpp_token_kind":"client","credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b","kind":"other"}]}`, []bool{true, false}},
+		{"per entry", `{"credentials":[{"access_token":"tok-a","pdpp_token_kind":"client"},{"access_token":"tok-b"}]}`, []bool{true, false}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			toks, _, err := credcache.Load(writeCache(t, tc.file), credProvider, credNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]bool, len(toks))
+			for i, tok := range toks {
+				got[i] = tok.ClientLabelled
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("client-labelled (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // loadValues is Load at credNow, keeping only the tokens' values (nil on
 // error).
 func loadValues(root string) ([]string, string, error) {
