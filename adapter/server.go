@@ -160,8 +160,10 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		}
 		if sum.isError {
 			s.log.Info("tool call", "tool", spec.Name, "error_code", sum.code, "duration_ms", elapsed.Milliseconds())
-		} else {
-			s.log.Debug("tool call", "tool", spec.Name, "duration_ms", elapsed.Milliseconds())
+		} else if s.log.Enabled(ctx, slog.LevelDebug) {
+			// Every successful call passes here: nothing is built while
+			// DEBUG is off.
+			s.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", spec.Name), slog.Int64("duration_ms", elapsed.Milliseconds()))
 		}
 		return res, nil
 	}
