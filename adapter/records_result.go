@@ -67,8 +67,12 @@ type tombstone struct {
 // the content ladder for every cut field, and the source warnings.
 func (p *recordPage) structured(warns []warning) recordsPageResult {
 	recs := make([]recordEnvelope, 0, len(p.records))
-	for _, r := range p.records {
-		recs = append(recs, r.envelope(contentladder.SanitizeForPreview(r.Payload, structuredStringCap)))
+	for i, r := range p.records {
+		data := json.RawMessage("null") // what SanitizeForPreview makes of a payload parsePreview refused
+		if pv := p.parsed[i]; pv != nil {
+			data = sanitizedFromPreview(pv, structuredStringCap)
+		}
+		recs = append(recs, r.envelope(data))
 	}
 	return recordsPageResult{
 		Data: recordsPage{Object: "list", Stream: p.stream, Data: recs, HasMore: p.list.HasMore,

@@ -53,9 +53,15 @@ type preview struct {
 	kind  byte   // 'o' object, 'a' array, 's' string, 'l' literal (number, bool, null, binary stub)
 	lit   string // literal JSON
 	str   string // string value, pre-cut to previewMaxRunes+1 runes
-	runes int    // the string's full rune count
+	runes int    // the string's full rune count (binary strings too)
 	keys  []string
 	kids  []*preview
+	raw   []byte // the value's bytes in the payload (shared, not copied)
+	// bin marks a large-base64 string shown as the binary stub in lit;
+	// mime and bytes are its metadata for the content ladder.
+	bin   bool
+	mime  string
+	bytes int64
 }
 
 // parsePreview reads a JSON value; ok is false for invalid JSON. It checks
@@ -93,6 +99,7 @@ func (w *previewWalker) skipSpace() {
 // when a container is nested previewMaxDepth deep.
 func (w *previewWalker) value(depth int) (*preview, bool) {
 	w.skipSpace()
+	start := w.i
 	switch c := w.b[w.i]; c {
 	case '{', '[':
 		if depth >= previewMaxDepth {
@@ -109,6 +116,7 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 			switch w.b[w.i] {
 			case closing:
 				w.i++
+				p.raw = w.b[start:w.i:w.i]
 				return p, true
 			case ',':
 				w.i++
@@ -126,25 +134,34 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 			p.kids = append(p.kids, kid)
 		}
 	case '"':
-		v := w.str()
-		if contentladder.IsLargeBase64(v) {
-			q, _ := json.Marshal(v)
-			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, true
+		w.skipString()
+		lit := w.b[start:w.i:w.i]
+		// Only the runes a preview can show are decoded; the rest of a
+		// long body is counted.
+		si := contentladder.ScanString(lit, previewMaxRunes+1)
+		if si.Binary {
+			return &preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
+				runes: si.Runes, raw: lit, bin: true, mime: si.MIMEType, bytes: si.SizeBytes}, true
 		}
-		n := utf8.RuneCountInString(v)
-		s := v
-		if n > previewMaxRunes+1 {
-			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2) // keeps previewMaxRunes+1 runes of v
-			s = s[:len(s)-len(contentladder.Ellipsis)]
-		}
-		return &preview{kind: 's', str: s, runes: n}, true
+		return &preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit}, true
 	default: // number, true, false, null: the literal's own bytes
-		start := w.i
 		for w.i < len(w.b) && !isJSONDelimiter(w.b[w.i]) {
 			w.i++
 		}
-		return &preview{kind: 'l', lit: string(w.b[start:w.i])}, true
+		return &preview{kind: 'l', lit: string(w.b[start:w.i]), raw: w.b[start:w.i:w.i]}, true
 	}
+}
+
+// skipString moves past the string literal at w.i (its opening quote).
+func (w *previewWalker) skipString() {
+	w.i++
+	for w.b[w.i] != '"' {
+		if w.b[w.i] == '\\' {
+			w.i++
+		}
+		w.i++
+	}
+	w.i++
 }
 
 // isJSONDelimiter ends a number or literal.
@@ -162,17 +179,9 @@ func isJSONDelimiter(c byte) bool {
 // and lone surrogates as U+FFFD).
 func (w *previewWalker) str() string {
 	start := w.i
-	w.i++
-	plain := true
-	for w.b[w.i] != '"' {
-		if w.b[w.i] == '\\' {
-			plain = false
-			w.i++
-		}
-		w.i++
-	}
-	w.i++
+	w.skipString()
 	body := w.b[start+1 : w.i-1]
+	plain := bytes.IndexByte(body, '\\') < 0
 	if plain && utf8.Valid(body) {
 		return string(body)
 	}

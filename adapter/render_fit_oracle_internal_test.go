@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -60,7 +61,14 @@ func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 	case string:
 		if contentladder.IsLargeBase64(v) {
 			q, _ := json.Marshal(v)
-			return &preview{kind: 'l', lit: string(contentladder.SanitizeForPreview(q, 0))}, nil
+			stub := contentladder.SanitizeForPreview(q, 0)
+			var meta struct {
+				MIMEType  string `json:"mime_type"`
+				SizeBytes int64  `json:"size_bytes"`
+			}
+			_ = json.Unmarshal(stub, &meta)
+			return &preview{kind: 'l', lit: string(stub), runes: utf8.RuneCountInString(v), bin: true,
+				mime: meta.MIMEType, bytes: meta.SizeBytes}, nil
 		}
 		n := utf8.RuneCountInString(v)
 		s := v
@@ -89,6 +97,9 @@ func FuzzParsePreviewMatchesTokenStream(f *testing.F) {
 		`{"b64":"` + string(bytes.Repeat([]byte("QUJD"), 400)) + `"}`,
 		string(bytes.Repeat([]byte("["), 70)) + string(bytes.Repeat([]byte("]"), 70)),
 		`{"long":"` + string(bytes.Repeat([]byte("é"), 1500)) + `"}`,
+		`{"body":"` + string(bytes.Repeat([]byte(`line\n`), 400)) + `","n":1,"o":{"blob_id":"b","mime_type":"image/png"},"a":[1,"x"]}`,
+		`{"img":"data:image/png;base64,` + string(bytes.Repeat([]byte("QUJD"), 100)) + `","k":"\u2028<mark>"}`,
+		`{"a":1,"a":"twice"}`,
 	} {
 		f.Add(seed, 40)
 	}
@@ -106,8 +117,27 @@ func FuzzParsePreviewMatchesTokenStream(f *testing.F) {
 		if !gotOK {
 			return
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(preview{})); diff != "" {
+		bare, _ := parsePreview(json.RawMessage(doc))
+		withoutRaw(bare) // the token stream has no bytes to point at
+		// go-cmp diffs slices of nested pointers in time exponential in
+		// the depth; a plain walk decides, go-cmp only explains.
+		if !samePreview(want, bare) {
+			diff := cmp.Diff(want, bare, cmp.AllowUnexported(preview{}))
 			t.Fatalf("preview of %q (-token stream +walker):\n%s", doc, diff)
+		}
+		// The structured data and the ladder a page renders from the
+		// parse are what the byte-level functions make of the payload.
+		for _, c := range []int{1, 1 + abs(limit)%previewMaxRunes, structuredStringCap, previewMaxRunes} {
+			if got, want := string(sanitizedFromPreview(got, c)), string(contentladder.SanitizeForPreview(json.RawMessage(doc), c)); got != want {
+				t.Fatalf("sanitized at %d runes of %q: from the parse %s, SanitizeForPreview %s", c, doc, got, want)
+			}
+		}
+		if fields, ok := got.ladderFieldsOf(); ok {
+			ref := contentladder.RecordRef{ConnectionID: "c", Stream: "s", RecordID: "r"}
+			opt := contentladder.LadderOptions{PreviewChars: 1 + abs(limit)%40, MaxEntries: 50}
+			if diff := cmp.Diff(contentladder.BuildLadder(ref, json.RawMessage(doc), opt), contentladder.LadderFromFields(ref, fields, opt)); diff != "" {
+				t.Fatalf("ladder of %q (-BuildLadder +from the parse):\n%s", doc, diff)
+			}
 		}
 		limit = previewMinRunes + abs(limit)%(previewMaxRunes+10)
 		for _, l := range []int{limit, previewMinRunes, previewMaxRunes} {
@@ -125,4 +155,28 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// withoutRaw clears every node's payload bytes. (cmpopts.IgnoreFields
+// made go-cmp take minutes on deeply nested trees.)
+func withoutRaw(p *preview) {
+	p.raw = nil
+	for _, k := range p.kids {
+		withoutRaw(k)
+	}
+}
+
+// samePreview is deep equality of two parses.
+func samePreview(a, b *preview) bool {
+	if a.kind != b.kind || a.lit != b.lit || a.str != b.str || a.runes != b.runes || a.bin != b.bin ||
+		a.mime != b.mime || a.bytes != b.bytes || string(a.raw) != string(b.raw) ||
+		len(a.kids) != len(b.kids) || !slices.Equal(a.keys, b.keys) {
+		return false
+	}
+	for i := range a.kids {
+		if !samePreview(a.kids[i], b.kids[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,11 @@ type recordPage struct {
 	list                 *rsclient.RecordList
 	records              []pageRecord
 
+	// parsed is each record's payload parsed once (nil when it is not
+	// valid JSON or nests too deep); the text, the structured data and the
+	// ladder are all rendered from it.
+	parsed []*preview
+
 	lines    []string // one text line per record, fitted by layout
 	firstCut *cutRef  // a cut value, for the footer's example call
 	withheld int      // records dropped because not even their ids fit
@@ -63,6 +68,12 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 			DeletedAt: r.DeletedAt,
 			Payload:   project(r.Data, fields),
 		})
+	}
+	p.parsed = make([]*preview, len(p.records))
+	for i, r := range p.records {
+		if pv, ok := parsePreview(r.Payload); ok {
+			p.parsed[i] = pv
+		}
 	}
 	p.absent = absentFields(fields, p.records)
 	p.layout()
@@ -127,7 +138,7 @@ func (p *recordPage) layout() {
 			longestID = r.Ref.ID()
 		}
 		natural[i], floor[i] = len(prefixes[i]), len(prefixes[i])
-		if pv, ok := parsePreview(r.Payload); ok && pv.minimal() != "" {
+		if pv := p.parsed[i]; pv != nil && pv.minimal() != "" {
 			previews[i] = pv
 			natural[i] += 1 + pv.size(previewMaxRunes)
 			floor[i] += 1 + len(pv.minimal())
@@ -167,7 +178,7 @@ func (p *recordPage) withhold(floor []int, fixed int) {
 		k++
 	}
 	p.withheld += len(p.records) - k
-	p.records = p.records[:k]
+	p.records, p.parsed = p.records[:k], p.parsed[:k]
 	p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore = "", "", true
 }
 
@@ -297,14 +308,18 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 		return p.ladderEntries
 	}
 	p.ladderDone = true
-	for _, r := range p.records {
+	for i, r := range p.records {
 		if len(p.ladderEntries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
 			break
 		}
 		// The structured preview shows structuredStringCap-1 runes plus an
 		// ellipsis; continuations start right after them.
-		p.ladderEntries = append(p.ladderEntries, contentladder.BuildLadder(r.Ref, r.Payload, contentladder.LadderOptions{
-			PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem})...)
+		opt := contentladder.LadderOptions{PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem}
+		if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
+			p.ladderEntries = append(p.ladderEntries, contentladder.LadderFromFields(r.Ref, fields, opt)...)
+			continue
+		}
+		p.ladderEntries = append(p.ladderEntries, contentladder.BuildLadder(r.Ref, r.Payload, opt)...)
 	}
 	if len(p.ladderEntries) > maxLadderEntries {
 		p.ladderEntries = p.ladderEntries[:maxLadderEntries]

@@ -51,24 +51,27 @@ type FieldInfo struct {
 // a string is text unless it is large base64 (or a base64 data: URL); an
 // object is binary only if it is a PDPP blob_ref (IsBlobRef).
 func Classify(path string, value json.RawMessage) FieldInfo {
-	fi := FieldInfo{Path: path}
 	v := bytes.TrimSpace(value)
 	if len(v) == 0 || !json.Valid(v) {
-		fi.Type, fi.Class = "invalid", ClassNull
-		return fi
+		return FieldInfo{Path: path, Type: "invalid", Class: ClassNull}
 	}
+	return classify(path, v)
+}
+
+// classify is Classify of a value already known to be valid JSON without
+// surrounding space (a member objectFields split out of a checked payload).
+func classify(path string, v []byte) FieldInfo {
+	fi := FieldInfo{Path: path}
 	switch v[0] {
 	case 'n':
 		fi.Type, fi.Class = "null", ClassNull
 	case 't', 'f':
 		fi.Type, fi.Class, fi.SizeChars = "boolean", ClassScalar, len(v)
 	case '"':
-		s := decodeString(v) // a valid JSON string literal
-		fi.Type, fi.SizeChars = "string", utf8.RuneCountInString(s)
-		fi.Class = ClassText
-		if IsLargeBase64(s) {
-			fi.Class = ClassBinary
-			fi.MIMEType, fi.SizeBytes = base64Meta(s)
+		si := ScanString(v, 0) // counted, not decoded
+		fi.Type, fi.SizeChars, fi.Class = "string", si.Runes, ClassText
+		if si.Binary {
+			fi.Class, fi.MIMEType, fi.SizeBytes = ClassBinary, si.MIMEType, si.SizeBytes
 		}
 	case '{':
 		fi.Type, fi.Class, fi.SizeChars = "object", ClassJSON, compactRunes(v)

@@ -88,6 +88,22 @@ type LadderOptions struct {
 // Short complete fields, scalars and nulls are omitted to keep results
 // small. A payload that is not an object yields nil.
 func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []LadderEntry {
+	fields, ok := objectFields(payload)
+	if !ok {
+		return nil
+	}
+	infos := make([]FieldInfo, 0, len(fields))
+	for _, f := range fields {
+		infos = append(infos, classify(f.key, f.value))
+	}
+	return LadderFromFields(ref, infos, opt)
+}
+
+// LadderFromFields is BuildLadder for a caller that has already read the
+// payload's top-level members (each FieldInfo's Path is the member name,
+// in payload order, duplicates resolved as objectFields does): a record
+// page parses every payload once for its text and reuses that here.
+func LadderFromFields(ref RecordRef, fields []FieldInfo, opt LadderOptions) []LadderEntry {
 	preview := opt.PreviewChars
 	if preview <= 0 {
 		preview = DefaultPreviewChars
@@ -102,23 +118,19 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 	}
 	window = min(window, MaxWindowChars)
 
-	fields, ok := objectFields(payload)
-	if !ok {
-		return nil
-	}
 	id := ref.ID()
 	var out []LadderEntry
-	for _, f := range fields {
+	for _, fi := range fields {
 		if len(out) == maxEntries {
 			break
 		}
-		fi := Classify(f.key, f.value)
+		key := fi.Path
 		e := LadderEntry{
 			ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID,
-			FieldPath: f.key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
+			FieldPath: key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
 			SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
 		}
-		pathOK := ValidateSegment("field_path", f.key) == nil
+		pathOK := ValidateSegment("field_path", key) == nil
 		switch {
 		case fi.Class == ClassBinary:
 			e.Status = StatusBinaryOnly
@@ -129,17 +141,17 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 		case fi.Class == ClassText && fi.SizeChars > preview:
 			e.Status, e.PreviewChars = StatusTruncated, preview
 			if pathOK {
-				w := WindowSpec{Ref: ref, FieldPath: f.key, OffsetChars: preview, LimitChars: window}
+				w := WindowSpec{Ref: ref, FieldPath: key, OffsetChars: preview, LimitChars: window}
 				e.Continuation = &Continuation{
 					Tool:        ToolReadRecordField,
-					Args:        map[string]any{"id": id, "field_path": f.key, "offset_chars": preview, "limit_chars": window},
+					Args:        map[string]any{"id": id, "field_path": key, "offset_chars": preview, "limit_chars": window},
 					ResourceURI: FieldWindowURI(w),
 				}
 			}
 		case fi.Class == ClassJSON && fi.SizeChars > preview:
 			e.Status, e.PreviewChars = StatusTruncated, preview
 			if pathOK {
-				e.Continuation = &Continuation{Tool: ToolFetch, Args: map[string]any{"id": id, "fields": []string{f.key}}}
+				e.Continuation = &Continuation{Tool: ToolFetch, Args: map[string]any{"id": id, "fields": []string{key}}}
 			}
 		default:
 			continue

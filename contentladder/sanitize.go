@@ -3,7 +3,6 @@ package contentladder
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -129,14 +128,7 @@ func (s *sanitizer) str(isValue bool) {
 	switch {
 	case IsLargeBase64(v):
 		mime, size := base64Meta(v)
-		s.out = append(s.out, `{"binary":true`...)
-		if mime != "" {
-			s.out = append(s.out, `,"mime_type":`...)
-			s.out = appendJSONString(s.out, mime)
-		}
-		s.out = append(s.out, `,"size_bytes":`...)
-		s.out = strconv.AppendInt(s.out, size, 10)
-		s.out = append(s.out, '}')
+		s.out = AppendBinaryStub(s.out, mime, size)
 	case s.max > 0 && utf8.RuneCountInString(v) > s.max:
 		cut, _ := TruncateRunes(v, s.max)
 		s.out = appendJSONString(s.out, cut)
@@ -235,16 +227,7 @@ const errTooDeep = sanitizeError("contentladder: JSON nested too deeply for a pr
 
 // appendJSONString appends s as a JSON string without HTML escaping, so
 // snippet tags stay readable (<mark>, not \u003cmark\u003e).
-func appendJSONString(dst []byte, s string) []byte {
-	var b bytes.Buffer
-	writeJSON(&b, s)
-	return append(dst, b.Bytes()...)
-}
+func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
 
 // writeJSON writes s as a JSON string without HTML escaping.
-func writeJSON(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)       // strings always encode
-	b.Truncate(b.Len() - 1) // Encode appends a newline
-}
+func writeJSON(b *bytes.Buffer, s string) { b.Write(AppendJSONString(b.AvailableBuffer(), s)) }
