@@ -25,14 +25,14 @@ func (c *Count) UnmarshalJSON(b []byte) error {
 			Kind  string `json:"kind"`
 			Value *int64 `json:"value"`
 		}
-		if err := json.Unmarshal(b, &w); err != nil {
+		if err := jsonv2.Unmarshal(b, &w, decodeOptions); err != nil {
 			return fmt.Errorf("meta.count: %w", err)
 		}
 		c.Kind, c.Value = w.Kind, w.Value
 		return nil
 	}
 	var n int64
-	if err := json.Unmarshal(b, &n); err != nil {
+	if err := jsonv2.Unmarshal(b, &n, decodeOptions); err != nil {
 		return fmt.Errorf("meta.count must be an object, an integer or null: %w", err)
 	}
 	c.Value, c.Bare = &n, true
@@ -96,44 +96,43 @@ var errNotObject = errors.New("body is not a JSON object")
 // over the whole input, then the decoding pass, whose RawMessage members
 // are skipped with the same byte-at-a-time scanner) and copies every
 // RawMessage; on a page of 25 mail bodies that was 80 % of a call's CPU.
+// FuzzDecodeLikeEncodingJSON pins the equivalence.
 //
 // Every json.RawMessage in v (Record.Data, scores, group keys, warning
 // details) is the exact bytes of its value in body, validated, not copied
-// (see aliasRaw).
+// (see rawInBody).
 func decodeObject(body []byte, v any) error {
 	t := bytes.TrimLeft(body, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return errNotObject
 	}
-	return jsonv2.Unmarshal(t, v, v1Semantics, jsonv2.WithUnmarshalers(aliasRaw(t)))
+	return jsonv2.Unmarshal(t, v, decodeOptions)
 }
 
-// v1Semantics makes the decoder behave like encoding/json.Unmarshal.
-var v1Semantics = jsonv1.DefaultOptionsV1()
+// decodeOptions: encoding/json's semantics, RawMessage members in place.
+// Built once: an Unmarshalers value caches per type, so a fresh one per
+// call would cost a dozen allocations.
+var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.WithUnmarshalers(rawInBody))
 
-// aliasRaw decodes a json.RawMessage as the sub-slice of in that holds the
-// value (the decoder has validated it; leading whitespace excluded, as
-// encoding/json does), with its capacity capped so that an append by a
-// caller copies instead of overwriting the bytes after it. in is the
-// slice given to Unmarshal, so the decoder's input offsets index it.
-func aliasRaw(in []byte) *jsonv2.Unmarshalers {
-	return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, raw *json.RawMessage) error {
-		val, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		end := dec.InputOffset()
-		start := end - int64(len(val))
-		if start < 0 || end > int64(len(in)) || &in[start] != &val[0] {
-			// val is not in's own bytes (a decoder that buffers or
-			// copies): a copy keeps the result independent of it.
-			*raw = append(json.RawMessage(nil), val...)
-			return nil
-		}
-		*raw = in[start:end:end]
-		return nil
-	})
-}
+// rawInBody decodes a json.RawMessage as the value's own bytes in the
+// input (validated by the decoder; leading whitespace excluded, as
+// encoding/json does), with the capacity capped so that a caller's append
+// copies instead of overwriting the bytes after it.
+//
+// ReadValue's result is a sub-slice of the decoder's buffer, and a decoder
+// over a []byte (jsonv2.Unmarshal) has the input itself as its buffer and
+// never refills or writes it; the bytes therefore stay valid and unchanged
+// as long as the body does. TestRawMembersShareTheBody pins that they are
+// the body's bytes, FuzzDecodeLikeEncodingJSON that they are the right
+// ones after the whole decode.
+var rawInBody = jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, raw *json.RawMessage) error {
+	val, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*raw = json.RawMessage(val[:len(val):len(val)])
+	return nil
+})
 
 // decodeSuccess decodes a 2xx body into T and checks its shape: a body
 // that is JSON of the wrong shape is an invalid answer, never an empty

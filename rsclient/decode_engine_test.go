@@ -92,3 +92,54 @@ func TestRawMembersShareTheBody(t *testing.T) {
 		t.Errorf("appending to a record's data changed the body:\n%s", resp.Body)
 	}
 }
+
+// FuzzCountLikeEncodingJSON: Count.UnmarshalJSON (on the one-pass engine)
+// accepts and reads meta.count exactly like its encoding/json version,
+// kept here as the reference (the fuzz test above goes through
+// Count.UnmarshalJSON on both sides, so it cannot see a difference here).
+func FuzzCountLikeEncodingJSON(f *testing.F) {
+	for _, in := range []string{`{"kind":"exact","value":2}`, `{"kind":"none"}`, `38`, `null`, `"38"`, `1.5`, `[1]`, ` 5 `, `-0`, `1e2`,
+		`{"KIND":"x","value":null}`, `{"kind":"a","kind":"b"}`, `{"value":-0}`, `{"value":9223372036854775808}`, `{"kind":"\ud800"}`, ``} {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var got Count
+		gotErr := got.UnmarshalJSON(in)
+		want, wantErr := referenceCount(in)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("%q: err = %v, reference err = %v", in, gotErr, wantErr)
+		}
+		if gotErr == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%q (-reference +got):\n%s", in, diff)
+			}
+		}
+	})
+}
+
+// referenceCount is Count.UnmarshalJSON as it was on encoding/json.
+func referenceCount(b []byte) (Count, error) {
+	b = bytes.TrimSpace(b)
+	var c Count
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		c.Null, c.Bare = true, true
+		return c, nil
+	case len(b) > 0 && b[0] == '{':
+		var w struct {
+			Kind  string `json:"kind"`
+			Value *int64 `json:"value"`
+		}
+		if err := json.Unmarshal(b, &w); err != nil {
+			return Count{}, err
+		}
+		c.Kind, c.Value = w.Kind, w.Value
+		return c, nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return Count{}, err
+	}
+	c.Value, c.Bare = &n, true
+	return c, nil
+}
