@@ -178,3 +178,15 @@ func BenchmarkAggregateGroups(b *testing.B) {
 		return err
 	})
 }
+
+// BenchmarkCallOverhead is a call whose answer costs nothing to decode
+// (an empty page): what remains is the request through resty and
+// net/http, the budgeted read and the bookkeeping of one call.
+func BenchmarkCallOverhead(b *testing.B) {
+	body := []byte(`{"object":"list","data":[],"has_more":false,"meta":{"count":{"kind":"none"}}}`)
+	c := benchServer(b, body)
+	benchLoop(b, len(body), func(ctx context.Context) error {
+		_, _, err := c.Records(ctx, testBearer, RecordsQuery{Stream: "message_bodies", Limit: 25})
+		return err
+	})
+}

@@ -119,6 +119,11 @@ func New(cfg Config) (*Client, error) {
 		SetDisableWarn(true).
 		SetLogger(discardLogger{}).
 		SetRetryCount(0).
+		// The fixed headers are set once here: resty copies the client's
+		// headers into each request, which costs less than setting them
+		// on every request (a []string and a key canonicalisation each).
+		SetHeader("Accept", "application/json").
+		SetHeader("User-Agent", c.userAgent).
 		// Raw-body mode: resty hands the body back unread, and do() reads
 		// it once under the byte budget and decodes it once. resty's own
 		// read (a copy outside the budget, grown 512 bytes at a time)
@@ -130,6 +135,9 @@ func New(cfg Config) (*Client, error) {
 		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}))
+	if c.version != "" {
+		c.rest.SetHeader("Pdpp-Version", c.version)
+	}
 	return c, nil
 }
 

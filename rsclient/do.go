@@ -56,13 +56,7 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 // never re-encodes it: it only url.Parses and re-serialises the string, and
 // url.Parse keeps our escaping in RawPath and RawQuery verbatim.
 func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, target string, decode func([]byte) error) (*Response, error) {
-	req := c.rest.R().
-		SetContext(callCtx).
-		SetHeader("Accept", "application/json").
-		SetHeader("User-Agent", c.userAgent)
-	if c.version != "" {
-		req.SetHeader("Pdpp-Version", c.version)
-	}
+	req := c.rest.R().SetContext(callCtx) // Accept, User-Agent, Pdpp-Version: set on c.rest (New)
 	if auth {
 		req.SetAuthToken(bearer) // "Authorization: Bearer <bearer>"
 	}
