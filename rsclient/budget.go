@@ -24,7 +24,8 @@ type budget struct {
 	used  int64
 	peak  int64 // highest used so far (tests, metrics)
 	max   int64
-	freed chan struct{} // closed and replaced whenever bytes are given back
+	freed chan struct{} // closed and replaced when bytes are given back while calls wait
+	waits int           // calls waiting on freed
 }
 
 func newBudget(n int64) *budget { return &budget{max: n, freed: make(chan struct{})} }
@@ -40,10 +41,17 @@ func (b *budget) take(ctx context.Context, n int64) error {
 			return nil
 		}
 		freed := b.freed
+		b.waits++
 		b.mu.Unlock()
 		select {
 		case <-freed:
+			b.mu.Lock()
+			b.waits--
+			b.mu.Unlock()
 		case <-ctx.Done():
+			b.mu.Lock()
+			b.waits--
+			b.mu.Unlock()
 			return ctx.Err()
 		}
 	}
@@ -61,13 +69,16 @@ func (b *budget) tryTake(n int64) bool {
 	return true
 }
 
-// give returns n bytes and wakes the waiters.
+// give returns n bytes and wakes the waiters, if any (a new channel per
+// give would cost every call an allocation for nothing).
 func (b *budget) give(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used -= n
-	close(b.freed)
-	b.freed = make(chan struct{})
+	if b.waits > 0 {
+		close(b.freed)
+		b.freed = make(chan struct{})
+	}
 }
 
 // usage reports the bytes reserved now and the most ever reserved at once.
@@ -82,14 +93,14 @@ func (b *budget) usage() (used, peak int64) {
 // spend the budget before reading anything.
 const reserveStep = 32 << 10
 
-// maxPooledScratch bounds the read buffers kept for reuse, so one huge
-// answer does not pin its buffer.
-const maxPooledScratch = 1 << 20
+// chunk is one piece of a body of unknown length (chunked answers): such a
+// body is read into pooled chunks, then copied out once at its exact size,
+// so a call allocates what the body is, not the doubling steps to reach
+// it, and the chunks, all of one size, are reused by the next call
+// whatever its size.
+type chunk [reserveStep]byte
 
-// scratch holds read buffers for bodies of unknown length (chunked
-// answers): a body is read into one, then copied out at its exact size,
-// so a call allocates what the body is, not the doubling steps to reach it.
-var scratch = sync.Pool{New: func() any { b := make([]byte, 0, reserveStep); return &b }}
+var chunks = sync.Pool{New: func() any { return new(chunk) }}
 
 // errBusy is the cause inside CodeBusy errors.
 var errBusy = errors.New("rsclient: response byte budget exhausted")
@@ -111,57 +122,107 @@ func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBo
 	if err := b.take(ctx, reserve); err != nil {
 		return nil, nil, busy(err)
 	}
-	held := reserve
-	release = func() { b.give(held) }
-	fail := func(err error) ([]byte, func(), error) {
-		release()
+	rd := bodyReader{b: b, r: r, held: reserve, maxBody: maxBody}
+	if contentLength >= 0 {
+		body, err = rd.readKnown(make([]byte, 0, reserve))
+	} else {
+		body, err = rd.readChunked()
+	}
+	if err != nil {
+		b.give(rd.held)
 		return nil, nil, err
 	}
+	return body, func() { b.give(rd.held) }, nil
+}
 
-	var buf []byte
-	var pooled *[]byte
-	if contentLength >= 0 {
-		buf = make([]byte, 0, reserve)
-	} else {
-		pooled = scratch.Get().(*[]byte)
-		buf = (*pooled)[:0]
-		defer func() {
-			if cap(buf) <= maxPooledScratch {
-				*pooled = buf[:0]
-				scratch.Put(pooled)
-			}
-		}()
+// bodyReader is one readBody call: held is what it has reserved so far.
+type bodyReader struct {
+	b       *budget
+	r       io.Reader
+	held    int64
+	maxBody int64
+}
+
+// room makes sure that the next byte after read bytes is reserved: it
+// takes another step (doubling, up to maxBody+1) when all held bytes are
+// read, and fails when the body is too large or the budget spent.
+func (rd *bodyReader) room(read int64) error {
+	if read < rd.held {
+		return nil
 	}
+	if rd.held > rd.maxBody {
+		return tooLarge()
+	}
+	more := min(max(rd.held, reserveStep), rd.maxBody+1-rd.held)
+	if !rd.b.tryTake(more) {
+		return busy(nil)
+	}
+	rd.held += more
+	return nil
+}
+
+// readKnown reads into buf (sized to the announced length + 1), growing
+// it only if the body runs past its announced length.
+func (rd *bodyReader) readKnown(buf []byte) ([]byte, error) {
 	for {
-		if int64(len(buf)) == held {
-			if held > maxBody {
-				return fail(tooLarge())
-			}
-			more := min(max(held, reserveStep), maxBody+1-held)
-			if !b.tryTake(more) {
-				return fail(busy(nil))
-			}
-			held += more
+		if err := rd.room(int64(len(buf))); err != nil {
+			return nil, err
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)] // amortised growth
 		}
-		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), held)])
+		n, err := rd.r.Read(buf[len(buf):min(int64(cap(buf)), rd.held)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
-	if int64(len(buf)) > maxBody {
-		return fail(tooLarge())
+	if int64(len(buf)) > rd.maxBody {
+		return nil, tooLarge()
 	}
-	if pooled == nil {
-		return buf, release, nil
+	return buf, nil
+}
+
+// readChunked reads a body of unknown length into pooled chunks and
+// returns one exact-size copy.
+func (rd *bodyReader) readChunked() ([]byte, error) {
+	var parts []*chunk
+	defer func() {
+		for _, c := range parts {
+			chunks.Put(c)
+		}
+	}()
+	var total, inLast int64 // bytes read; of them, in the last chunk
+	for {
+		if err := rd.room(total); err != nil {
+			return nil, err
+		}
+		if len(parts) == 0 || inLast == reserveStep {
+			parts = append(parts, chunks.Get().(*chunk))
+			inLast = 0
+		}
+		last := parts[len(parts)-1]
+		n, err := rd.r.Read(last[inLast:min(reserveStep, inLast+rd.held-total)])
+		total += int64(n)
+		inLast += int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return append([]byte(nil), buf...), release, nil
+	if total > rd.maxBody {
+		return nil, tooLarge()
+	}
+	body := make([]byte, total)
+	for i, c := range parts {
+		copy(body[i*reserveStep:], c[:])
+	}
+	return body, nil
 }
 
 // busy: the budget is spent. cause is the context error when the call

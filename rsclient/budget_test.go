@@ -1,14 +1,17 @@
 package rsclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -139,6 +142,55 @@ func TestBudgetConfig(t *testing.T) {
 		_, err := New(tt.cfg)
 		if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("New(%+v) = %v, want error containing %q", tt.cfg, err, tt.wantErr)
+		}
+	}
+}
+
+// TestReadBodySizes: readBody returns every body byte-exact, known length
+// or not, across chunk boundaries, with short reads, up to the limit and
+// not one byte past it, and gives its whole reservation back.
+func TestReadBodySizes(t *testing.T) {
+	t.Parallel()
+	const maxBody = 3*reserveStep + 7
+	for _, size := range []int{0, 1, reserveStep - 1, reserveStep, reserveStep + 1, 2*reserveStep + 5, maxBody, maxBody + 1, 5 * reserveStep} {
+		for _, known := range []bool{true, false} {
+			for _, short := range []bool{false, true} {
+				name := fmt.Sprintf("%d bytes, length known %v, short reads %v", size, known, short)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					want := make([]byte, size)
+					for i := range want {
+						want[i] = byte(i*7 + i/reserveStep)
+					}
+					var r io.Reader = bytes.NewReader(want)
+					if short {
+						r = iotest.HalfReader(r)
+					}
+					length := int64(-1)
+					if known {
+						length = int64(size)
+					}
+					b := newBudget(8 * maxBody)
+					got, release, err := b.readBody(t.Context(), r, length, maxBody)
+					var te *TransportError
+					switch {
+					case size > maxBody:
+						if !errors.As(err, &te) || te.Code != CodeResponseTooLarge {
+							t.Errorf("err = %v, want %s", err, CodeResponseTooLarge)
+						}
+					case err != nil:
+						t.Fatal(err)
+					default:
+						if !bytes.Equal(got, want) {
+							t.Errorf("read %d bytes, not the %d sent", len(got), size)
+						}
+						release()
+					}
+					if used, _ := b.usage(); used != 0 {
+						t.Errorf("%d B still reserved", used)
+					}
+				})
+			}
 		}
 	}
 }
