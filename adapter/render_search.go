@@ -3,6 +3,7 @@ package adapter
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,51 +158,89 @@ func (p *searchPage) text(a searchArgs) string {
 	if len(p.hits) == 0 {
 		return b.String()
 	}
+	lines := make([]hitLine, len(p.hits))
 	natural := make([]int, len(p.hits))
 	floor := make([]int, len(p.hits))
 	for i, h := range p.hits {
-		natural[i] = len(h.line(i, searchResultSnippet))
-		floor[i] = len(h.line(i, 0))
+		lines[i] = h.hitLine(i)
+		natural[i] = len(lines[i].render(searchResultSnippet))
+		floor[i] = len(lines[i].render(0))
 	}
 	room := searchTextBudget(len(p.hits)) - b.Len() - len(searchFooter)
 	sizes, ok := shareBudget(natural, floor, room)
-	for i, h := range p.hits {
+	for i := range p.hits {
 		if !ok { // unreachable with bounded ids and titles; never drop a hit
-			b.WriteString(h.line(i, 0))
+			b.WriteString(lines[i].render(0))
 			continue
 		}
-		b.WriteString(h.fitLine(i, sizes[i]))
+		b.WriteString(lines[i].fit(sizes[i]))
 	}
 	b.WriteString(searchFooter)
 	return b.String()
 }
 
-// fitLine is the hit's line with the longest snippet that fits maxBytes.
-func (h searchHit) fitLine(i, maxBytes int) string {
-	n := sort.Search(searchResultSnippet+1, func(n int) bool { return len(h.line(i, n)) > maxBytes }) - 1
-	return h.line(i, max(0, n))
+// hitLine is one hit's text line with everything that does not depend on
+// the snippet's length worked out once: fitting tries a dozen lengths.
+type hitLine struct {
+	head    string // "\n<n>. <fetch id> "
+	title   string // the title on one line
+	quoted  string // the title quoted as cut for snippets of searchTitleRunes or more
+	label   string // " (<source>)" or ""
+	field   string // " <matched field>: " or ""
+	snippet contentladder.Marked
+	// fixed is the line's end when it does not depend on the length:
+	// no matched field (""), or the match is the title itself.
+	fixed    string
+	hasFixed bool
 }
 
-// line renders one hit: number, fetch id, title, source label, and the
-// matched field with its snippet cut to n runes (the title is cut too when
-// n is small, never below a readable stub).
-func (h searchHit) line(i, n int) string {
-	title, _ := contentladder.TruncateRunes(oneLine(h.Title), min(searchTitleRunes, max(24, n)))
-	line := fmt.Sprintf("\n%d. %s %q", i+1, h.Ref.ID(), title)
+// hitLine prepares hit i's line.
+func (h searchHit) hitLine(i int) hitLine {
+	l := hitLine{head: "\n" + strconv.Itoa(i+1) + ". " + h.Ref.ID() + " ", title: oneLine(h.Title)}
+	l.quoted = l.quotedTitle(searchTitleRunes)
 	if label := h.label(); label != "" && !strings.Contains(h.Title, label) {
-		line += " (" + label + ")"
+		l.label = " (" + label + ")"
 	}
 	switch {
 	case h.SnippetField == "":
+		l.hasFixed = true
 	case contentladder.StripMarks(h.Snippet) == h.Title:
-		line += " " + h.SnippetField + ": (the title)" // the match is the title itself; do not repeat it
-	case n == 0:
-		line += " " + h.SnippetField + ": …"
+		l.fixed, l.hasFixed = " "+h.SnippetField+": (the title)", true // the match is the title itself; do not repeat it
 	default:
-		snippet, _ := contentladder.TruncateMarked(oneLine(h.Snippet), n)
-		line += " " + h.SnippetField + ": " + snippet
+		l.field, l.snippet = " "+h.SnippetField+": ", contentladder.ParseMarked(oneLine(h.Snippet))
 	}
-	return line
+	return l
+}
+
+// quotedTitle is the title cut to n runes, quoted.
+func (l hitLine) quotedTitle(n int) string {
+	title, _ := contentladder.TruncateRunes(l.title, n)
+	return strconv.Quote(title)
+}
+
+// fit is the line with the longest snippet that fits maxBytes.
+func (l hitLine) fit(maxBytes int) string {
+	n := sort.Search(searchResultSnippet+1, func(n int) bool { return len(l.render(n)) > maxBytes }) - 1
+	return l.render(max(0, n))
+}
+
+// render writes the line: number, fetch id, title, source label, and the
+// matched field with its snippet cut to n runes (the title is cut too when
+// n is small, never below a readable stub).
+func (l hitLine) render(n int) string {
+	title := l.quoted
+	if n < searchTitleRunes {
+		title = l.quotedTitle(max(24, n))
+	}
+	line := l.head + title + l.label
+	switch {
+	case l.hasFixed:
+		return line + l.fixed
+	case n == 0:
+		return line + l.field + "…"
+	}
+	snippet, _ := l.snippet.Truncate(n)
+	return line + l.field + snippet
 }
 
 // label names the hit's source: its connection's display name, else the

@@ -66,14 +66,30 @@ func StripMarks(s string) string {
 // (a stray </mark> gets a matching <mark>; a nested <mark> first closes the
 // open one) instead of deleting tags, because deleting a tag could splice
 // the text around it into a new tag. Invalid UTF-8 becomes U+FFFD.
-func TruncateMarked(s string, n int) (string, bool) {
-	toks := tokenizeMarks(validUTF8(s))
-	visible := 0
-	for _, t := range toks {
+func TruncateMarked(s string, n int) (string, bool) { return ParseMarked(s).Truncate(n) }
+
+// Marked is a highlighted snippet split once into text runs and tags, for
+// callers that cut the same snippet at many lengths (fitting a page of
+// hits tries a dozen per hit).
+type Marked struct {
+	toks    []markToken
+	visible int // runes of text, tags not counted
+}
+
+// ParseMarked splits s (invalid UTF-8 becomes U+FFFD) for Truncate.
+func ParseMarked(s string) Marked {
+	m := Marked{toks: tokenizeMarks(validUTF8(s))}
+	for _, t := range m.toks {
 		if t.tag == 0 {
-			visible += utf8.RuneCountInString(t.text)
+			m.visible += utf8.RuneCountInString(t.text)
 		}
 	}
+	return m
+}
+
+// Truncate is TruncateMarked of the parsed snippet.
+func (m Marked) Truncate(n int) (string, bool) {
+	toks, visible := m.toks, m.visible
 	cut := visible > n
 	if cut && n <= 0 {
 		return "", true
