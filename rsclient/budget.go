@@ -108,11 +108,11 @@ var errBusy = errors.New("rsclient: response byte budget exhausted")
 // readBody reads r whole into memory, at most maxBody bytes, under the
 // budget: the bytes read are reserved before they are read (in steps of
 // reserveStep or more). contentLength is the announced size, -1 if
-// unknown. On success the caller must call release once it no longer needs
-// the bytes; on error everything is already released.
-func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBody int64) (body []byte, release func(), err error) {
+// unknown. On success the caller must give(held) once it no longer needs
+// the bytes; on error everything is already given back.
+func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBody int64) (body []byte, held int64, err error) {
 	if contentLength > maxBody {
-		return nil, nil, tooLarge()
+		return nil, 0, tooLarge()
 	}
 	reserve := int64(reserveStep)
 	if contentLength >= 0 {
@@ -120,7 +120,7 @@ func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBo
 	}
 	reserve = min(reserve, maxBody+1, b.max)
 	if err := b.take(ctx, reserve); err != nil {
-		return nil, nil, busy(err)
+		return nil, 0, busy(err)
 	}
 	rd := bodyReader{b: b, r: r, held: reserve, maxBody: maxBody}
 	if contentLength >= 0 {
@@ -130,9 +130,9 @@ func (b *budget) readBody(ctx context.Context, r io.Reader, contentLength, maxBo
 	}
 	if err != nil {
 		b.give(rd.held)
-		return nil, nil, err
+		return nil, 0, err
 	}
-	return body, func() { b.give(rd.held) }, nil
+	return body, rd.held, nil
 }
 
 // bodyReader is one readBody call: held is what it has reserved so far.

@@ -171,7 +171,7 @@ func TestReadBodySizes(t *testing.T) {
 						length = int64(size)
 					}
 					b := newBudget(8 * maxBody)
-					got, release, err := b.readBody(t.Context(), r, length, maxBody)
+					got, held, err := b.readBody(t.Context(), r, length, maxBody)
 					var te *TransportError
 					switch {
 					case size > maxBody:
@@ -184,7 +184,7 @@ func TestReadBodySizes(t *testing.T) {
 						if !bytes.Equal(got, want) {
 							t.Errorf("read %d bytes, not the %d sent", len(got), size)
 						}
-						release()
+						b.give(held)
 					}
 					if used, _ := b.usage(); used != 0 {
 						t.Errorf("%d B still reserved", used)

@@ -34,9 +34,9 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
-	target := c.base + path
-	if query != "" {
-		target += "?" + query
+	target := c.base + path + "?" + query // one concatenation: one allocation
+	if query == "" {
+		target = target[:len(target)-1]
 	}
 	start := time.Now()
 	resp, err := c.exchange(callCtx, bearer, auth, target, decode)
@@ -72,7 +72,7 @@ func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, tar
 	raw := rr.RawBody() // unread: raw-body mode (see New)
 	defer raw.Close()
 	resp := &Response{Status: rr.StatusCode(), RequestID: rr.Header().Get("Request-Id"), Header: rr.Header()}
-	body, release, err := c.budget.readBody(callCtx, raw, rr.RawResponse.ContentLength, c.maxBody)
+	body, held, err := c.budget.readBody(callCtx, raw, rr.RawResponse.ContentLength, c.maxBody)
 	if err != nil {
 		// No partial decode: status and headers only. Too large and busy
 		// stay as they are, unless the caller cancelled (then that is
@@ -83,7 +83,7 @@ func (c *Client) exchange(callCtx context.Context, bearer string, auth bool, tar
 		}
 		return resp, transportError(callCtx, err)
 	}
-	defer release()
+	defer c.budget.give(held)
 	resp.Body = body
 	if err := c.classify(target, resp); err != nil {
 		return resp, err
