@@ -58,6 +58,19 @@ func sameDecode[T any](t *testing.T, body []byte) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("%T: %q decodes differently (-encoding/json +decodeObject):\n%s", got, body, diff)
 	}
+	// The adapter relies on every decoded record's data being valid JSON.
+	var recs []Record
+	switch v := any(got).(type) {
+	case *RecordList:
+		recs = v.Data
+	case *Record:
+		recs = []Record{*v}
+	}
+	for _, r := range recs {
+		if r.Data != nil && !json.Valid(r.Data) {
+			t.Fatalf("%q: record data %q is not valid JSON", body, r.Data)
+		}
+	}
 }
 
 // The RawMessage members of a result are the body's own bytes (no copy),
