@@ -105,30 +105,33 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 }
 
 // Issue 13.8 over HTTP: an invalid resource handle is JSON-RPC -32602 with
-// the typed error as data, not -32603 "Internal error".
+// the typed error as data, not -32603 "Internal error" — however the
+// client spells the method (JSON may escape its slash).
 func TestHostedResourceErrorIsTyped(t *testing.T) {
 	t.Parallel()
 	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
-	res := post(t, env.url, "Bearer "+demodata.GmailToken,
-		`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"pdpp://record/not-a-handle"}}`, nil)
-	var rpc struct {
-		Error struct {
-			Code int `json:"code"`
-			Data struct {
-				Error struct {
-					Code string `json:"code"`
-				} `json:"error"`
-			} `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(res.Body, &rpc); err != nil {
-		t.Fatalf("status %d body %s: %v", res.Status, res.Body, err)
-	}
-	type got struct {
-		Status, Code int
-		Typed        string
-	}
-	if diff := cmp.Diff(got{200, -32602, "invalid_handle"}, got{res.Status, rpc.Error.Code, rpc.Error.Data.Error.Code}); diff != "" {
-		t.Errorf("(-want +got):\n%s\nbody: %s", diff, res.Body)
+	for _, method := range []string{`resources/read`, `resources\/read`, `resources\u002fread`} {
+		res := post(t, env.url, "Bearer "+demodata.GmailToken,
+			`{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":{"uri":"pdpp://record/not-a-handle"}}`, nil)
+		var rpc struct {
+			Error struct {
+				Code int `json:"code"`
+				Data struct {
+					Error struct {
+						Code string `json:"code"`
+					} `json:"error"`
+				} `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(res.Body, &rpc); err != nil {
+			t.Fatalf("%s: status %d body %s: %v", method, res.Status, res.Body, err)
+		}
+		type got struct {
+			Status, Code int
+			Typed        string
+		}
+		if diff := cmp.Diff(got{200, -32602, "invalid_handle"}, got{res.Status, rpc.Error.Code, rpc.Error.Data.Error.Code}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s\nbody: %s", method, diff, res.Body)
+		}
 	}
 }

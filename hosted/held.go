@@ -63,10 +63,13 @@ func (h *heldResponse) Flush() {}
 // body instead of upgrading it to an SSE stream.
 func (h *heldResponse) CanStream() bool { return false }
 
-// writeTo sends the held answer, its resource errors typed
-// (adapter.TypedErrors).
-func (h *heldResponse) writeTo(w http.ResponseWriter) {
-	body := adapter.TypedErrors(h.body.Bytes())
+// writeTo sends the held answer; with typeErrors, its resource errors
+// typed (adapter.TypedErrors).
+func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
+	body := h.body.Bytes()
+	if typeErrors {
+		body = adapter.TypedErrors(body)
+	}
 	dst := w.Header()
 	for k, v := range h.header {
 		dst[k] = v

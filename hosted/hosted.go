@@ -10,6 +10,7 @@
 package hosted
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -249,7 +250,16 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.opts.Metrics.observeAuth(authClient)
 	h.opts.Metrics.observeResourceRead(body, held.body.Bytes())
-	held.writeTo(w)
+	held.writeTo(w, mayReadResource(body))
+}
+
+// mayReadResource reports whether a JSON-RPC body may call resources/read,
+// the one method whose failures the adapter marks for TypedErrors. A body
+// without the name spelled out and without any escape (which could spell
+// it otherwise) cannot, so its answer — a tool result of tens of KiB — is
+// not scanned for the mark.
+func mayReadResource(body []byte) bool {
+	return bytes.Contains(body, []byte("resources/read")) || bytes.IndexByte(body, '\\') >= 0
 }
 
 // errBodyTooLarge is readBody's answer to a body over the limit.

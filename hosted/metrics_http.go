@@ -1,7 +1,6 @@
 package hosted
 
 import (
-	"bytes"
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
@@ -136,7 +135,7 @@ func (m *Metrics) observeAuth(outcome string) {
 // request and the held answer. Anything else (tools, lists, batches,
 // undecodable bodies) is not a resource read and is skipped.
 func (m *Metrics) observeResourceRead(request, answer []byte) {
-	if m == nil || !bytes.Contains(request, []byte("resources/read")) {
+	if m == nil || !mayReadResource(request) {
 		return
 	}
 	var req struct {

@@ -37,6 +37,8 @@ func TestDoorMetrics(t *testing.T) {
 		{bearer, toolsList, 200},
 		{bearer, resourceRead(record), 200},
 		{bearer, resourceRead("pdpp://record/not-a-handle"), 200}, // a JSON-RPC error
+		// JSON may escape the method's slash; it is the same method.
+		{bearer, strings.Replace(resourceRead("pdpp://field-window/not-a-handle"), "resources/read", `resources\/read`, 1), 200},
 	}
 	for _, s := range steps {
 		if got := post(t, env.url, s.auth, s.body, nil); got.Status != s.wantStatus {
@@ -54,17 +56,18 @@ func TestDoorMetrics(t *testing.T) {
 	for _, want := range []string{
 		`pdpp_mcp_http_requests_total{code="401",route="/mcp"} 2`,
 		`pdpp_mcp_http_requests_total{code="403",route="/mcp"} 1`,
-		`pdpp_mcp_http_requests_total{code="200",route="/mcp"} 3`,
+		`pdpp_mcp_http_requests_total{code="200",route="/mcp"} 4`,
 		`pdpp_mcp_http_requests_total{code="200",route="/healthz"} 1`,
 		`pdpp_mcp_http_requests_total{code="404",route="unmatched"} 1`,
-		`pdpp_mcp_http_request_duration_seconds_count{route="/mcp"} 6`,
-		`pdpp_mcp_auth_outcomes_total{outcome="client"} 3`,
+		`pdpp_mcp_http_request_duration_seconds_count{route="/mcp"} 7`,
+		`pdpp_mcp_auth_outcomes_total{outcome="client"} 4`,
 		`pdpp_mcp_auth_outcomes_total{outcome="missing"} 1`,
 		`pdpp_mcp_auth_outcomes_total{outcome="invalid"} 1`,
 		`pdpp_mcp_auth_outcomes_total{outcome="refused"} 1`,
 		`pdpp_mcp_auth_outcomes_total{outcome="unavailable"} 0`,
 		`pdpp_mcp_resource_reads_total{outcome="ok",resource="record"} 1`,
 		`pdpp_mcp_resource_reads_total{outcome="error",resource="record"} 1`,
+		`pdpp_mcp_resource_reads_total{outcome="error",resource="field_window"} 1`,
 		`pdpp_mcp_build_info{goversion="go`,
 		`version="v1.2.3"} 1`,
 	} {
