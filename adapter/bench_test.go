@@ -114,3 +114,7 @@ func replayOnce(next http.Handler) http.Handler {
 		_, _ = w.Write(a.body)
 	})
 }
+
+func BenchmarkQueryRecordsMessages25(b *testing.B) {
+	benchCall(b, benchAdapter(b), "query_records", map[string]any{"stream": "messages", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
+}

@@ -3,8 +3,8 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
@@ -62,6 +62,20 @@ type preview struct {
 	bin   bool
 	mime  string
 	bytes int64
+	// ascii marks a string whose kept runes are printable ASCII with
+	// nothing to escape: its cut sizes are arithmetic, not a walk.
+	ascii bool
+}
+
+// isPlainASCII reports whether s is ASCII that JSON writes as is (no
+// controls, quotes or backslashes).
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // parsePreview reads a JSON value; ok is false for invalid JSON. It checks
@@ -70,18 +84,38 @@ type preview struct {
 // end of every array element and object member, which made this the
 // largest allocator of a record page.
 func parsePreview(raw json.RawMessage) (*preview, bool) {
+	return new(previewArena).parse(raw)
+}
+
+// previewArena hands out preview nodes from shared blocks: a page of
+// records is tens of nodes per record, and one allocation each was the
+// largest count of a page of short records.
+type previewArena struct{ block []preview }
+
+// parse is parsePreview with nodes from the arena.
+func (a *previewArena) parse(raw json.RawMessage) (*preview, bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
-	w := previewWalker{b: raw}
-	p, ok := w.value(0)
-	return p, ok
+	w := previewWalker{b: raw, arena: a}
+	return w.value(0)
+}
+
+func (a *previewArena) node(v preview) *preview {
+	if len(a.block) == 0 {
+		a.block = make([]preview, 64)
+	}
+	n := &a.block[0]
+	a.block = a.block[1:]
+	*n = v
+	return n
 }
 
 // previewWalker reads previews out of bytes json.Valid accepted.
 type previewWalker struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	arena *previewArena
 }
 
 func (w *previewWalker) skipSpace() {
@@ -106,7 +140,7 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 			return nil, false
 		}
 		w.i++
-		p := &preview{kind: 'a'}
+		p := w.arena.node(preview{kind: 'a'})
 		closing := byte(']')
 		if c == '{' {
 			p.kind, closing = 'o', '}'
@@ -140,16 +174,29 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 		// long body is counted.
 		si := contentladder.ScanString(lit, previewMaxRunes+1)
 		if si.Binary {
-			return &preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
-				runes: si.Runes, raw: lit, bin: true, mime: si.MIMEType, bytes: si.SizeBytes}, true
+			return w.arena.node(preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
+				runes: si.Runes, raw: lit, bin: true, mime: si.MIMEType, bytes: si.SizeBytes}), true
 		}
-		return &preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit}, true
+		return w.arena.node(preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit, ascii: isPlainASCII(si.Prefix)}), true
 	default: // number, true, false, null: the literal's own bytes
 		for w.i < len(w.b) && !isJSONDelimiter(w.b[w.i]) {
 			w.i++
 		}
-		return &preview{kind: 'l', lit: string(w.b[start:w.i]), raw: w.b[start:w.i:w.i]}, true
+		return w.arena.node(preview{kind: 'l', lit: literal(w.b[start:w.i]), raw: w.b[start:w.i:w.i]}), true
 	}
+}
+
+// literal is a number's or keyword's text; the keywords need no copy.
+func literal(b []byte) string {
+	switch string(b) { // no allocation: the conversion is only compared
+	case "true":
+		return "true"
+	case "false":
+		return "false"
+	case "null":
+		return "null"
+	}
+	return string(b)
 }
 
 // skipString moves past the string literal at w.i (its opening quote).
@@ -235,6 +282,9 @@ func (p *preview) size(limit int) int {
 		}
 		// TruncateRunes keeps limit-1 runes and appends the ellipsis,
 		// which needs no escaping.
+		if p.ascii {
+			return 2 + limit - 1 + len(contentladder.Ellipsis)
+		}
 		i := 0
 		for kept := 0; kept < limit-1; kept++ {
 			_, w := utf8.DecodeRuneInString(p.str[i:])
@@ -354,17 +404,17 @@ func (p *preview) dropMembers(maxBytes int) fittedPreview {
 		p.render(&b, previewMinRunes)
 		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil}
 	}
-	var b bytes.Buffer
+	var b, one bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range p.kids {
-		var one bytes.Buffer
+		one.Reset()
 		if i > 0 {
 			one.WriteByte(',')
 		}
 		writeJSONString(&one, p.keys[i])
 		one.WriteByte(':')
 		k.render(&one, previewMinRunes)
-		if b.Len()+one.Len()+len(moreFields(i+1, len(p.kids)-i-1)) > maxBytes {
+		if b.Len()+one.Len()+moreFieldsLen(i+1, len(p.kids)-i-1) > maxBytes {
 			b.WriteString(moreFields(i, len(p.kids)-i))
 			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...)}
 		}
@@ -381,9 +431,25 @@ func moreFields(shown, left int) string {
 	case left == 0:
 		return "}"
 	case shown == 0:
-		return fmt.Sprintf("…+%d fields}", left)
+		return "…+" + strconv.Itoa(left) + " fields}"
 	}
-	return fmt.Sprintf(",…+%d fields}", left)
+	return ",…+" + strconv.Itoa(left) + " fields}"
+}
+
+// moreFieldsLen is len(moreFields(shown, left)), without building it:
+// dropping members asks for it once per member.
+func moreFieldsLen(shown, left int) int {
+	if left == 0 {
+		return 1
+	}
+	n := len("…+ fields}")
+	if shown > 0 {
+		n++ // the comma
+	}
+	for ; left > 0; left /= 10 {
+		n++
+	}
+	return n
 }
 
 // minimal is the shortest preview: for an object, its member count only.

@@ -76,7 +76,11 @@ func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2)
 			s = s[:len(s)-len(contentladder.Ellipsis)]
 		}
-		return &preview{kind: 's', str: s, runes: n}, nil
+		ascii := true
+		for _, r := range s {
+			ascii = ascii && r >= ' ' && r < utf8.RuneSelf && r != '"' && r != '\\'
+		}
+		return &preview{kind: 's', str: s, runes: n, ascii: ascii}, nil
 	case json.Number:
 		return &preview{kind: 'l', lit: v.String()}, nil
 	case bool:
@@ -169,7 +173,7 @@ func withoutRaw(p *preview) {
 // samePreview is deep equality of two parses.
 func samePreview(a, b *preview) bool {
 	if a.kind != b.kind || a.lit != b.lit || a.str != b.str || a.runes != b.runes || a.bin != b.bin ||
-		a.mime != b.mime || a.bytes != b.bytes || string(a.raw) != string(b.raw) ||
+		a.mime != b.mime || a.bytes != b.bytes || a.ascii != b.ascii || string(a.raw) != string(b.raw) ||
 		len(a.kids) != len(b.kids) || !slices.Equal(a.keys, b.keys) {
 		return false
 	}

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -70,8 +71,9 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 		})
 	}
 	p.parsed = make([]*preview, len(p.records))
+	var arena previewArena
 	for i, r := range p.records {
-		if pv, ok := parsePreview(r.Payload); ok {
+		if pv, ok := arena.parse(r.Payload); ok {
 			p.parsed[i] = pv
 		}
 	}
@@ -130,7 +132,7 @@ func (p *recordPage) layout() {
 	floor := make([]int, n)
 	longestID, longestKey := "", ""
 	for i, r := range p.records {
-		prefixes[i] = fmt.Sprintf("\n%d. %s", i+1, r.Ref.ID())
+		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.Ref.ID()
 		if r.Deleted {
 			prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
 		}
