@@ -3,6 +3,7 @@ package hosted
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
@@ -23,6 +24,10 @@ type heldResponse struct {
 // maxPooledHeld is the largest held body kept for reuse: most answers are
 // a few KiB, and a pooled buffer should not pin a rare large one.
 const maxPooledHeld = 64 << 10
+
+// chunkingThreshold is the answer size up to which net/http buffers an
+// answer and declares its length itself (its bufferBeforeChunkingSize).
+const chunkingThreshold = 2048
 
 // heldPool reuses held responses (header map and body buffer) across
 // requests.
@@ -74,7 +79,14 @@ func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 	for k, v := range h.header {
 		dst[k] = v
 	}
-	dst.Del("Content-Length") // the body may have been rewritten
+	// The body may have been rewritten, so mcp-go's length (if any) is
+	// dropped. net/http frames a small answer with its length by itself;
+	// a larger one would go out chunked — a framing write and a final
+	// chunk of its own — unless its length is declared here.
+	dst.Del("Content-Length")
+	if len(body) > chunkingThreshold {
+		dst["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}

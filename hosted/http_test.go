@@ -358,3 +358,33 @@ func TestKindCheckCost(t *testing.T) {
 		t.Errorf("kind check made %d RS calls per token-minute; want 1..2 (30s TTL)", calls)
 	}
 }
+
+// TestHostedAnswersDeclareLength: small and large answers go out with
+// their length, never chunked (a chunked answer costs a framing write and
+// a final chunk of its own).
+func TestHostedAnswersDeclareLength(t *testing.T) {
+	t.Parallel()
+	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
+	for _, body := range []string{toolsCallSchema, toolsList} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, env.url+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+demodata.GmailToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		type framing struct {
+			Status        int
+			ContentLength int64
+			Chunked       []string
+		}
+		if diff := cmp.Diff(framing{200, int64(len(got)), nil}, framing{resp.StatusCode, resp.ContentLength, resp.TransferEncoding}); diff != "" {
+			t.Errorf("%.50s: %d-byte answer (-want +got):\n%s", body, len(got), diff)
+		}
+	}
+}
