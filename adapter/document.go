@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -102,11 +103,11 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 		return doc
 	}
 	full := strs[textField]
-	total := len([]rune(full))
+	total := utf8.RuneCountInString(full)
 	text, cut := contentladder.TruncateRunes(full, fetchTextChars)
 	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
-		shown := len([]rune(text)) - len([]rune(contentladder.Ellipsis))
+		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(contentladder.Ellipsis)
 		next := fmt.Sprintf(`read_record_field {"id":%s,"field_path":%s,"offset_chars":%d}`, quote(ref.ID()), quote(textField), shown)
 		doc.Metadata.NextRead = next
 		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
@@ -164,12 +165,12 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON
 			s = string(contentladder.SanitizeForPreview(raw, fetchFieldMinRunes))
 		}
-		total := len([]rune(s))
+		total := utf8.RuneCountInString(s)
 		v, cut := contentladder.TruncateRunes(flatten(s), share)
 		fmt.Fprintf(&b, "%s: %s", f, v)
 		switch {
 		case cut && isText:
-			shown := len([]rune(v)) - 1
+			shown := utf8.RuneCountInString(v) - 1
 			fmt.Fprintf(&b, " [cut at %d of %d chars; continue with read_record_field {\"id\":%s,\"field_path\":%s,\"offset_chars\":%d}]",
 				shown, total, quote(ref.ID()), quote(f), shown)
 		case cut:
@@ -222,8 +223,10 @@ func recordURL(base string, ref contentladder.RecordRef) string {
 func stringMembers(members []kv) map[string]string {
 	out := map[string]string{}
 	for _, m := range members {
-		var s string
-		if json.Unmarshal(m.value, &s) == nil && strings.TrimSpace(s) != "" {
+		if len(m.value) == 0 || m.value[0] != '"' {
+			continue // only strings; the values are valid JSON (orderedObject)
+		}
+		if s := contentladder.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
 			out[m.key] = s
 		}
 	}
@@ -254,7 +257,7 @@ func longestString(strs map[string]string) string {
 		if contentladder.IsLargeBase64(v) {
 			continue
 		}
-		n := len([]rune(v))
+		n := utf8.RuneCountInString(v)
 		if n > bestLen || (n == bestLen && k < best) {
 			best, bestLen = k, n
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -98,6 +99,14 @@ type kv struct {
 
 // orderedObject decodes one JSON object into its members in document order.
 func orderedObject(raw json.RawMessage) ([]kv, error) {
+	if members, ok := contentladder.ObjectMembers(raw); ok {
+		out := make([]kv, len(members))
+		for i, m := range members {
+			out[i] = kv{m.Key, m.Value}
+		}
+		return out, nil
+	}
+	// Not one valid object: the token stream says what is wrong.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()

@@ -177,25 +177,14 @@ type field struct {
 // position and the last value, as JSON.parse on the RS side would. Values
 // share payload's bytes.
 func objectFields(payload json.RawMessage) ([]field, bool) {
-	if !json.Valid(payload) {
-		return nil, false
-	}
-	i := skipSpace(payload, 0)
-	if payload[i] != '{' {
+	members, ok := ObjectMembers(payload)
+	if !ok {
 		return nil, false
 	}
 	var out []field
 	var index map[string]int // only for objects big enough to need it
-	i = skipSpace(payload, i+1)
-	for payload[i] != '}' {
-		end, escaped := skipString(payload, i)
-		key := string(payload[i+1 : end-1])
-		if escaped || !utf8.ValidString(key) {
-			key = decodeString(payload[i:end]) // as json would: escapes resolved, bad bytes → U+FFFD
-		}
-		i = skipSpace(payload, skipSpace(payload, end)+1) // past ':'
-		vEnd := skipValue(payload, i)
-		v := json.RawMessage(payload[i:vEnd:vEnd])
+	for _, m := range members {
+		key, v := m.Key, m.Value
 		if at, dup := fieldIndex(out, index, key); dup {
 			out[at].value = v
 		} else {
@@ -211,9 +200,43 @@ func objectFields(payload json.RawMessage) ([]field, bool) {
 				index[key] = len(out) - 1
 			}
 		}
-		i = skipSpace(payload, vEnd)
-		if payload[i] == ',' {
-			i = skipSpace(payload, i+1)
+	}
+	return out, true
+}
+
+// Member is one member of a JSON object; Value shares the object's bytes.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// ObjectMembers splits a JSON object into its members in document order,
+// repeated names kept, keys decoded as json.Unmarshal decodes them. ok is
+// false unless raw is one valid JSON value and an object. One validity
+// scan and one walk, where a json.Decoder token stream allocated per token
+// and copied every value.
+func ObjectMembers(raw []byte) ([]Member, bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	i := skipSpace(raw, 0)
+	if raw[i] != '{' {
+		return nil, false
+	}
+	var out []Member
+	i = skipSpace(raw, i+1)
+	for raw[i] != '}' {
+		end, escaped := skipString(raw, i)
+		key := string(raw[i+1 : end-1])
+		if escaped || !utf8.ValidString(key) {
+			key = decodeString(raw[i:end]) // as json would: escapes resolved, bad bytes → U+FFFD
+		}
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
+		vEnd := skipValue(raw, i)
+		out = append(out, Member{Key: key, Value: json.RawMessage(raw[i:vEnd:vEnd])})
+		i = skipSpace(raw, vEnd)
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
 	}
 	return out, true

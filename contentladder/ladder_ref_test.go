@@ -61,3 +61,36 @@ func FuzzObjectFieldsMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// FuzzObjectMembersMatchesTokenStream: every member, repeats included, in
+// order, as a json.Decoder token walk reads them from a valid document.
+func FuzzObjectMembersMatchesTokenStream(f *testing.F) {
+	for _, in := range []string{`{"a":1,"b":[1,{"c":"}"}],"a":"x\"y"}`, ` { "k\u00e9" : { } , "e" : [ ] } `, `{}`, `[1]`, `"s"`,
+		`{"a":1} {}`, "{\"\xff\":0}", `{"\ud800":null,"x":-1.5e3,"y":true}`} {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, gotOK := ObjectMembers([]byte(in))
+		var want []Member
+		wantOK := json.Valid([]byte(in))
+		dec := json.NewDecoder(bytes.NewReader([]byte(in)))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			wantOK = false
+		}
+		for wantOK && dec.More() {
+			tok, _ := dec.Token()
+			var v json.RawMessage
+			_ = dec.Decode(&v)
+			want = append(want, Member{Key: tok.(string), Value: v})
+		}
+		if gotOK != wantOK {
+			t.Fatalf("ObjectMembers(%q) ok = %v, token walk %v", in, gotOK, wantOK)
+		}
+		if !wantOK {
+			return
+		}
+		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })); diff != "" {
+			t.Fatalf("ObjectMembers(%q) (-token walk +got):\n%s", in, diff)
+		}
+	})
+}
