@@ -118,3 +118,7 @@ func replayOnce(next http.Handler) http.Handler {
 func BenchmarkQueryRecordsMessages25(b *testing.B) {
 	benchCall(b, benchAdapter(b), "query_records", map[string]any{"stream": "messages", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
 }
+
+func BenchmarkAggregateCount(b *testing.B) {
+	benchCall(b, benchAdapter(b), "aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": demodata.GmailWorkConnectionID})
+}

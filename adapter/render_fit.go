@@ -65,7 +65,47 @@ type preview struct {
 	// ascii marks a string whose kept runes are printable ASCII with
 	// nothing to escape: its cut sizes are arithmetic, not a walk.
 	ascii bool
+	// marks are the other strings' cut sizes every markRunes runes, made
+	// on the first size() that cuts: fitting probes a dozen cuts per
+	// string, and each walked the kept runes from the start.
+	marks   []cutMark
+	fullLen int // jsonStringLen(str) once asked (0: not yet)
 }
+
+// markRunes is the spacing of a string's cut marks.
+const markRunes = 64
+
+// cutMark is where the string's first k·markRunes runes end (byte offset
+// in str) and their JSON length with the opening quote.
+type cutMark struct{ off, json int }
+
+// buildMarks fills p.marks for a string (valid UTF-8: a rune ends
+// before every byte that is not a continuation byte).
+func (p *preview) buildMarks() {
+	s := p.str
+	p.marks = make([]cutMark, 0, len(s)/markRunes+1)
+	n, runes := 1, 0
+	for i := 0; i < len(s); i++ {
+		n += int(jsonByteCost[s[i]])
+		if i+1 == len(s) || s[i+1]&0xC0 != 0x80 {
+			if runes++; runes%markRunes == 0 {
+				p.marks = append(p.marks, cutMark{off: i + 1, json: n})
+			}
+		}
+	}
+}
+
+// runeWidth is the byte length of the rune at s[i].
+func runeWidth(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, w := utf8.DecodeRuneInString(s[i:])
+	return w
+}
+
+// jsonBytesLen is what writeJSONString writes for s, quotes left out.
+func jsonBytesLen(s string) int { return jsonStringLen(s) - 2 }
 
 // isPlainASCII reports whether s is ASCII that JSON writes as is (no
 // controls, quotes or backslashes).
@@ -95,6 +135,16 @@ type previewArena struct{ block []preview }
 // parse is parsePreview with nodes from the arena.
 func (a *previewArena) parse(raw json.RawMessage) (*preview, bool) {
 	if !json.Valid(raw) {
+		return nil, false
+	}
+	return a.parseValid(raw)
+}
+
+// parseValid is parse of bytes known to be one valid JSON value: record
+// data as rsclient decodes it (its contract, fuzzed there) or as project
+// re-encodes it. It skips the validity scan, a full pass over every body.
+func (a *previewArena) parseValid(raw json.RawMessage) (*preview, bool) {
+	if len(raw) == 0 {
 		return nil, false
 	}
 	w := previewWalker{b: raw, arena: a}
@@ -200,16 +250,7 @@ func literal(b []byte) string {
 }
 
 // skipString moves past the string literal at w.i (its opening quote).
-func (w *previewWalker) skipString() {
-	w.i++
-	for w.b[w.i] != '"' {
-		if w.b[w.i] == '\\' {
-			w.i++
-		}
-		w.i++
-	}
-	w.i++
-}
+func (w *previewWalker) skipString() { w.i, _ = contentladder.SkipJSONString(w.b, w.i) }
 
 // isJSONDelimiter ends a number or literal.
 func isJSONDelimiter(c byte) bool {
@@ -275,7 +316,10 @@ func (p *preview) size(limit int) int {
 		return len(p.lit)
 	case 's':
 		if p.runes <= limit {
-			return jsonStringLen(p.str)
+			if p.fullLen == 0 {
+				p.fullLen = jsonStringLen(p.str)
+			}
+			return p.fullLen
 		}
 		if limit <= 0 {
 			return 2 // TruncateRunes cuts to ""
@@ -285,12 +329,20 @@ func (p *preview) size(limit int) int {
 		if p.ascii {
 			return 2 + limit - 1 + len(contentladder.Ellipsis)
 		}
-		i := 0
-		for kept := 0; kept < limit-1; kept++ {
-			_, w := utf8.DecodeRuneInString(p.str[i:])
+		if p.marks == nil {
+			p.buildMarks()
+		}
+		keep := limit - 1
+		i, n, kept := 0, 1, 0
+		if m := min(keep/markRunes, len(p.marks)); m > 0 {
+			i, n, kept = p.marks[m-1].off, p.marks[m-1].json, m*markRunes
+		}
+		for ; kept < keep; kept++ {
+			w := runeWidth(p.str, i)
+			n += jsonBytesLen(p.str[i : i+w])
 			i += w
 		}
-		return jsonStringLen(p.str[:i]) + len(contentladder.Ellipsis)
+		return n + 1 + len(contentladder.Ellipsis) // closing quote, ellipsis
 	}
 	n := 2 + max(0, len(p.kids)-1) // brackets and commas
 	for i, k := range p.kids {
@@ -306,17 +358,26 @@ func (p *preview) size(limit int) int {
 func jsonStringLen(s string) int {
 	n := 2
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 0x20 && c != '"' && c != '\\':
-			n++
-		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
-			n += 2
-		default:
-			n += 6
-		}
+		n += int(jsonByteCost[s[i]])
 	}
 	return n
 }
+
+// jsonByteCost is how many bytes writeJSONString writes for each input
+// byte: 1, 2 for the short escapes, 6 for \u00XX.
+var jsonByteCost = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\':
+			t[c] = 1
+		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
+			t[c] = 2
+		default:
+			t[c] = 6
+		}
+	}
+	return t
+}()
 
 // longerThan reports whether any string inside is cut at limit.
 func (p *preview) longerThan(limit int) bool {

@@ -73,7 +73,7 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 	p.parsed = make([]*preview, len(p.records))
 	var arena previewArena
 	for i, r := range p.records {
-		if pv, ok := arena.parse(r.Payload); ok {
+		if pv, ok := arena.parseValid(r.Payload); ok { // rsclient's data, or project's
 			p.parsed[i] = pv
 		}
 	}

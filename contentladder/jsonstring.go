@@ -121,8 +121,8 @@ func ScanString(lit []byte, prefixRunes int) StringInfo {
 	}
 	// Escapes or invalid bytes: decode the prefix, count the rest.
 	out := make([]byte, 0, min(len(body), prefixRunes*utf8.UTFMax))
-	runes := 0
-	for i := 0; i < len(body); runes++ {
+	runes, i := 0, 0
+	for ; i < len(body) && runes < prefixRunes; runes++ {
 		c := body[i]
 		var r rune
 		switch {
@@ -136,11 +136,28 @@ func ScanString(lit []byte, prefixRunes int) StringInfo {
 			r, size = utf8.DecodeRune(body[i:])
 			i += size
 		}
-		if runes < prefixRunes {
-			out = utf8.AppendRune(out, r)
-		}
+		out = utf8.AppendRune(out, r)
 	}
-	return StringInfo{Prefix: string(out), Runes: runes}
+	return StringInfo{Prefix: string(out), Runes: runes + escapedRuneCount(body[i:])}
+}
+
+// escapedRuneCount is the rune count of a literal's body (from a rune
+// boundary) once decoded: utf8.RuneCount counts every byte of an escape
+// as a rune (they are ASCII) and each invalid byte as one U+FFFD, as the
+// decoder does, so only the escapes need correcting. Long bodies are
+// counted at RuneCount's speed, not rune by rune.
+func escapedRuneCount(rest []byte) int {
+	n := utf8.RuneCount(rest)
+	for i := 0; ; {
+		k := bytes.IndexByte(rest[i:], '\\')
+		if k < 0 {
+			return n
+		}
+		i += k
+		_, next := unescape(rest, i)
+		n -= next - i - 1 // the escape's bytes are one rune
+		i = next
+	}
 }
 
 // runePrefix is v's first n runes (all of v when shorter).

@@ -56,3 +56,36 @@ func FuzzScanStringMatchesDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipJSONString: the quote-to-quote jump ends every literal where a
+// byte-by-byte walk does and agrees on escapes.
+func FuzzSkipJSONString(f *testing.F) {
+	for _, s := range []string{`""`, `"a"`, `"\""`, `"\\"`, `"\\\""`, `"a\\\\"`, `"x\"y\\"`, `"\u0022"`} {
+		f.Add(s + `,"tail"`)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		in := []byte(doc)
+		if len(in) == 0 || in[0] != '"' || !json.Valid(in[:skipValueReference(in)]) {
+			return
+		}
+		wantEnd, wantEsc := skipValueReference(in), bytes.IndexByte(in[1:skipValueReference(in)-1], '\\') >= 0
+		end, esc := SkipJSONString(in, 0)
+		if end != wantEnd || esc != wantEsc {
+			t.Fatalf("SkipJSONString(%q) = %d, %v; byte walk %d, %v", doc, end, esc, wantEnd, wantEsc)
+		}
+	})
+}
+
+// skipValueReference is the byte-by-byte walk to the end of the string
+// literal at in[0], or len(in) when it does not close.
+func skipValueReference(in []byte) int {
+	for j := 1; j < len(in); j++ {
+		switch in[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(in)
+}
