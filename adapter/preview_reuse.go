@@ -70,7 +70,13 @@ func (p *preview) ladderFieldsOf() ([]contentladder.FieldInfo, bool) {
 		case k.bin:
 			out[i] = contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassBinary, SizeChars: k.runes,
 				MIMEType: k.mime, SizeBytes: k.bytes}
-		default:
+		case (k.kind == 'o' && !contentladder.MayBeBlobRef(k.keys)) || k.kind == 'a':
+			typ := "array"
+			if k.kind == 'o' {
+				typ = "object"
+			}
+			out[i] = contentladder.FieldInfo{Path: key, Type: typ, Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(k.raw)}
+		default: // literals, and objects that may be blob references
 			out[i] = contentladder.Classify(key, k.raw)
 		}
 	}

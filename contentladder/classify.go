@@ -3,6 +3,7 @@ package contentladder
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -88,12 +89,26 @@ func classify(path string, v []byte) FieldInfo {
 	return fi
 }
 
-func compactRunes(v []byte) int {
-	var buf bytes.Buffer
-	if json.Compact(&buf, v) != nil {
-		return utf8.RuneCount(v)
+func compactRunes(v []byte) int { return CompactRunes(v) }
+
+// CompactRunes is the rune count of v, valid JSON, once compacted
+// (json.Compact): its runes less the whitespace between tokens. Strings
+// keep their bytes through Compact and everything outside them is ASCII,
+// so it counts without building the compact copy.
+func CompactRunes(v []byte) int {
+	n := utf8.RuneCount(v)
+	for i := 0; i < len(v); {
+		switch v[i] {
+		case '"':
+			i, _ = SkipJSONString(v, i)
+		case ' ', '\t', '\n', '\r':
+			n--
+			i++
+		default:
+			i++
+		}
 	}
-	return utf8.RuneCount(buf.Bytes())
+	return n
 }
 
 // Blob-ref key spellings. `blob_id` is the PDPP manifest spelling; camelCase
@@ -107,6 +122,18 @@ var (
 	digestKeys = []string{"sha256", "digest", "content_digest", "contentDigest"}
 	fetchKeys  = []string{"fetch_url", "fetchUrl"}
 )
+
+// MayBeBlobRef reports whether an object with these member names can be a
+// blob reference: IsBlobRef needs a blob id member, so callers that know
+// the names can skip decoding every other object into a map.
+func MayBeBlobRef(keys []string) bool {
+	for _, k := range keys {
+		if slices.Contains(blobIDKeys, k) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsBlobRef reports whether obj is a PDPP blob reference: a non-empty string
 // blob_id plus at least one of mime_type, size_bytes, sha256 or fetch_url.

@@ -89,3 +89,20 @@ func skipValueReference(in []byte) int {
 	}
 	return len(in)
 }
+
+// FuzzCompactRunesMatchesCompact: counted without compacting, the same
+// number json.Compact's output has.
+func FuzzCompactRunesMatchesCompact(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : [ 1 , 2 ] , "b":"x y\t\u00e9 \"q\" é" } `, "[\"\xff\", 1 ]", `"  "`, `12`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var b bytes.Buffer
+		if !json.Valid([]byte(doc)) || json.Compact(&b, []byte(doc)) != nil {
+			return
+		}
+		if got, want := CompactRunes([]byte(doc)), utf8.RuneCount(b.Bytes()); got != want {
+			t.Fatalf("CompactRunes(%q) = %d, json.Compact has %d runes", doc, got, want)
+		}
+	})
+}
