@@ -72,8 +72,9 @@ func setup(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "pdpp-mcp")
-	build := exec.Command("go", "build", "-o", binPath, "./cmd/pdpp-mcp")
-	build.Dir = ".." // the module root: the test runs in e2e/
+	build := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/pdpp-mcp")
+	build.Dir = ".."                                  // the module root: the test runs in e2e/
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as `make build` and releases
 	if out, err := build.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}
