@@ -122,3 +122,23 @@ func BenchmarkQueryRecordsMessages25(b *testing.B) {
 func BenchmarkAggregateCount(b *testing.B) {
 	benchCall(b, benchAdapter(b), "aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": demodata.GmailWorkConnectionID})
 }
+
+// benchAdapterOne is benchAdapter over the first demo grant only (the
+// end-to-end benchmark's client).
+func benchAdapterOne(b *testing.B) *adapter.Server {
+	b.Helper()
+	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: replayOnce})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(threeGrants[0])}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
+func BenchmarkSearchOneGrant(b *testing.B) {
+	benchCall(b, benchAdapterOne(b), "search", map[string]any{"q": "invoice", "limit": 25})
+}

@@ -85,6 +85,10 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 func (s *Server) grantSchemas(ctx context.Context, grants []Grant) ([]*schemaindex.Doc, []error) {
 	docs := make([]*schemaindex.Doc, len(grants))
 	errs := make([]error, len(grants))
+	if len(grants) == 1 { // the usual case: no goroutine, no semaphore
+		docs[0], errs[0] = s.schemas.get(ctx, s.rs, grants[0])
+		return docs, errs
+	}
 	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
 	var wg sync.WaitGroup
 	for i, g := range grants {
