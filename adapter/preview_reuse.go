@@ -76,7 +76,13 @@ func (p *preview) ladderFieldsOf() ([]contentladder.FieldInfo, bool) {
 				typ = "object"
 			}
 			out[i] = contentladder.FieldInfo{Path: key, Type: typ, Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(k.raw)}
-		default: // literals, and objects that may be blob references
+		case k.kind == 'l' && k.lit == "null":
+			out[i] = contentladder.FieldInfo{Path: key, Type: "null", Class: contentladder.ClassNull}
+		case k.kind == 'l' && (k.lit == "true" || k.lit == "false"):
+			out[i] = contentladder.FieldInfo{Path: key, Type: "boolean", Class: contentladder.ClassScalar, SizeChars: len(k.lit)}
+		case k.kind == 'l':
+			out[i] = contentladder.FieldInfo{Path: key, Type: "number", Class: contentladder.ClassScalar, SizeChars: len(k.lit)}
+		default: // objects that may be blob references
 			out[i] = contentladder.Classify(key, k.raw)
 		}
 	}

@@ -130,7 +130,31 @@ func parsePreview(raw json.RawMessage) (*preview, bool) {
 // previewArena hands out preview nodes from shared blocks: a page of
 // records is tens of nodes per record, and one allocation each was the
 // largest count of a page of short records.
-type previewArena struct{ block []preview }
+type previewArena struct {
+	block []preview
+	// names holds member names already seen on this page: every record
+	// of a stream repeats the same few, one copy each is enough.
+	names map[string]string
+}
+
+// maxInterned bounds names: a hostile payload's distinct names are copied
+// as usual once it is full.
+const maxInterned = 256
+
+// intern is string(b), shared with earlier equal names.
+func (a *previewArena) intern(b []byte) string {
+	if s, ok := a.names[string(b)]; ok { // the lookup does not copy b
+		return s
+	}
+	s := string(b)
+	if len(a.names) < maxInterned {
+		if a.names == nil {
+			a.names = make(map[string]string)
+		}
+		a.names[s] = s
+	}
+	return s
+}
 
 // parse is parsePreview with nodes from the arena.
 func (a *previewArena) parse(raw json.RawMessage) (*preview, bool) {
@@ -271,7 +295,7 @@ func (w *previewWalker) str() string {
 	body := w.b[start+1 : w.i-1]
 	plain := bytes.IndexByte(body, '\\') < 0
 	if plain && utf8.Valid(body) {
-		return string(body)
+		return w.arena.intern(body)
 	}
 	return contentladder.DecodeJSONString(w.b[start:w.i]) // valid: json.Valid checked the document
 }

@@ -130,6 +130,9 @@ func LadderFromFields(ref RecordRef, fields []FieldInfo, opt LadderOptions) []La
 			FieldPath: key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
 			SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
 		}
+		if fi.Class != ClassBinary && ((fi.Class != ClassText && fi.Class != ClassJSON) || fi.SizeChars <= preview) {
+			continue // shown whole: no entry
+		}
 		pathOK := ValidateSegment("field_path", key) == nil
 		switch {
 		case fi.Class == ClassBinary:
