@@ -15,20 +15,23 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// benchAdapter is an adapter over three demo grants against a loopback
-// mock RS, with the schema cache warm. The mock answers each distinct
+// benchAdapter is an adapter over the given demo tokens (default: three
+// grants) against a loopback mock RS, with the schema cache warm. The mock answers each distinct
 // request once; repeats replay its recorded bytes, so what a benchmark
 // measures is the adapter (and the loopback HTTP exchange), not the mock
 // building and encoding a page.
-func benchAdapter(b *testing.B) *adapter.Server {
+func benchAdapter(b *testing.B, tokens ...string) *adapter.Server {
 	b.Helper()
+	if len(tokens) == 0 {
+		tokens = threeGrants
+	}
 	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: replayOnce})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var grants []adapter.Grant
-	for _, tok := range threeGrants {
+	for _, tok := range tokens {
 		grants = append(grants, adapter.NewGrant(tok))
 	}
 	a, err := adapter.New(adapter.Config{RS: rc, Grants: grants})
@@ -123,22 +126,7 @@ func BenchmarkAggregateCount(b *testing.B) {
 	benchCall(b, benchAdapter(b), "aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": demodata.GmailWorkConnectionID})
 }
 
-// benchAdapterOne is benchAdapter over the first demo grant only (the
-// end-to-end benchmark's client).
-func benchAdapterOne(b *testing.B) *adapter.Server {
-	b.Helper()
-	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: replayOnce})
-	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(threeGrants[0])}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return a
-}
-
+// BenchmarkSearchOneGrant is the end-to-end mix's search (one grant).
 func BenchmarkSearchOneGrant(b *testing.B) {
-	benchCall(b, benchAdapterOne(b), "search", map[string]any{"q": "invoice", "limit": 25})
+	benchCall(b, benchAdapter(b, threeGrants[0]), "search", map[string]any{"q": "invoice", "limit": 25})
 }
