@@ -220,6 +220,9 @@ func (l hitLine) quotedTitle(n int) string {
 
 // fit is the line with the longest snippet that fits maxBytes.
 func (l hitLine) fit(maxBytes int) string {
+	if whole := l.render(searchResultSnippet); len(whole) <= maxBytes {
+		return whole // what the search below would settle on
+	}
 	n := sort.Search(searchResultSnippet+1, func(n int) bool { return len(l.render(n)) > maxBytes }) - 1
 	return l.render(max(0, n))
 }
