@@ -63,30 +63,32 @@ func (p *preview) ladderFieldsOf() ([]contentladder.FieldInfo, bool) {
 	}
 	out := make([]contentladder.FieldInfo, len(p.kids))
 	for i, k := range p.kids {
-		key := p.keys[i]
-		switch {
-		case k.kind == 's':
-			out[i] = contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassText, SizeChars: k.runes}
-		case k.bin:
-			out[i] = contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassBinary, SizeChars: k.runes,
-				MIMEType: k.mime, SizeBytes: k.bytes}
-		case (k.kind == 'o' && !contentladder.MayBeBlobRef(k.keys)) || k.kind == 'a':
-			typ := "array"
-			if k.kind == 'o' {
-				typ = "object"
-			}
-			out[i] = contentladder.FieldInfo{Path: key, Type: typ, Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(k.raw)}
-		case k.kind == 'l' && k.lit == "null":
-			out[i] = contentladder.FieldInfo{Path: key, Type: "null", Class: contentladder.ClassNull}
-		case k.kind == 'l' && (k.lit == "true" || k.lit == "false"):
-			out[i] = contentladder.FieldInfo{Path: key, Type: "boolean", Class: contentladder.ClassScalar, SizeChars: len(k.lit)}
-		case k.kind == 'l':
-			out[i] = contentladder.FieldInfo{Path: key, Type: "number", Class: contentladder.ClassScalar, SizeChars: len(k.lit)}
-		default: // objects that may be blob references
-			out[i] = contentladder.Classify(key, k.raw)
-		}
+		out[i] = k.fieldInfo(p.keys[i])
 	}
 	return out, true
+}
+
+// fieldInfo is contentladder.Classify of the member named key whose value
+// p is, from the parse.
+func (p *preview) fieldInfo(key string) contentladder.FieldInfo {
+	switch {
+	case p.kind == 's':
+		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassText, SizeChars: p.runes}
+	case p.bin:
+		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassBinary, SizeChars: p.runes,
+			MIMEType: p.mime, SizeBytes: p.bytes}
+	case p.kind == 'a':
+		return contentladder.FieldInfo{Path: key, Type: "array", Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(p.raw)}
+	case p.kind == 'o' && !contentladder.MayBeBlobRef(p.keys):
+		return contentladder.FieldInfo{Path: key, Type: "object", Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(p.raw)}
+	case p.kind == 'o': // a possible blob reference: the exact rule
+		return contentladder.Classify(key, p.raw)
+	case p.lit == "null":
+		return contentladder.FieldInfo{Path: key, Type: "null", Class: contentladder.ClassNull}
+	case p.lit == "true" || p.lit == "false":
+		return contentladder.FieldInfo{Path: key, Type: "boolean", Class: contentladder.ClassScalar, SizeChars: len(p.lit)}
+	}
+	return contentladder.FieldInfo{Path: key, Type: "number", Class: contentladder.ClassScalar, SizeChars: len(p.lit)}
 }
 
 // repeatsKey reports whether a member name occurs twice.

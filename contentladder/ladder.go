@@ -104,70 +104,75 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 // in payload order, duplicates resolved as objectFields does): a record
 // page parses every payload once for its text and reuses that here.
 func LadderFromFields(ref RecordRef, fields []FieldInfo, opt LadderOptions) []LadderEntry {
-	preview := opt.PreviewChars
-	if preview <= 0 {
-		preview = DefaultPreviewChars
+	lo := ladderOf{ref: ref, id: ref.ID(), preview: opt.PreviewChars, window: opt.WindowChars, omitIdentity: opt.OmitRecordIdentity}
+	if lo.preview <= 0 {
+		lo.preview = DefaultPreviewChars
 	}
+	if lo.window <= 0 {
+		lo.window = DefaultWindowChars
+	}
+	lo.window = min(lo.window, MaxWindowChars)
 	maxEntries := opt.MaxEntries
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
-	window := opt.WindowChars
-	if window <= 0 {
-		window = DefaultWindowChars
-	}
-	window = min(window, MaxWindowChars)
-
-	id := ref.ID()
 	var out []LadderEntry
 	for _, fi := range fields {
 		if len(out) == maxEntries {
 			break
 		}
-		key := fi.Path
-		e := LadderEntry{
-			ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID,
-			FieldPath: key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
-			SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
+		if e, ok := lo.entry(fi); ok {
+			out = append(out, e)
 		}
-		if fi.Class != ClassBinary && ((fi.Class != ClassText && fi.Class != ClassJSON) || fi.SizeChars <= preview) {
-			continue // shown whole: no entry
-		}
-		pathOK := ValidateSegment("field_path", key) == nil
-		switch {
-		case fi.Class == ClassBinary:
-			e.Status = StatusBinaryOnly
-			e.BlobID, e.Handle = fi.BlobID, RecordURI(ref)
-			if fi.Type == "object" {
-				e.SizeChars = 0 // the blob_ref's JSON size says nothing useful
-			}
-		case fi.Class == ClassText && fi.SizeChars > preview:
-			e.Status, e.PreviewChars = StatusTruncated, preview
-			if pathOK {
-				w := WindowSpec{Ref: ref, FieldPath: key, OffsetChars: preview, LimitChars: window}
-				e.Continuation = &Continuation{
-					Tool:        ToolReadRecordField,
-					Args:        map[string]any{"id": id, "field_path": key, "offset_chars": preview, "limit_chars": window},
-					ResourceURI: FieldWindowURI(w),
-				}
-			}
-		case fi.Class == ClassJSON && fi.SizeChars > preview:
-			e.Status, e.PreviewChars = StatusTruncated, preview
-			if pathOK {
-				e.Continuation = &Continuation{Tool: ToolFetch, Args: map[string]any{"id": id, "fields": []string{key}}}
-			}
-		default:
-			continue
-		}
-		if !pathOK && e.Status == StatusTruncated {
-			e.Status, e.PreviewChars = StatusUnavailable, 0
-		}
-		if opt.OmitRecordIdentity {
-			e.ID, e.ConnectionID, e.Stream, e.RecordID = "", "", "", ""
-		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// ladderOf is one record's ladder settings.
+type ladderOf struct {
+	ref             RecordRef
+	id              string
+	preview, window int
+	omitIdentity    bool
+}
+
+// entry is fi's ladder entry; ok is false for a field shown whole.
+func (lo ladderOf) entry(fi FieldInfo) (LadderEntry, bool) {
+	if fi.Class != ClassBinary && ((fi.Class != ClassText && fi.Class != ClassJSON) || fi.SizeChars <= lo.preview) {
+		return LadderEntry{}, false
+	}
+	key, id := fi.Path, lo.id
+	e := LadderEntry{
+		ID: id, ConnectionID: lo.ref.ConnectionID, Stream: lo.ref.Stream, RecordID: lo.ref.RecordID,
+		FieldPath: key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
+		SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
+	}
+	pathOK := ValidateSegment("field_path", key) == nil
+	switch {
+	case fi.Class == ClassBinary:
+		e.Status = StatusBinaryOnly
+		e.BlobID, e.Handle = fi.BlobID, RecordURI(lo.ref)
+		if fi.Type == "object" {
+			e.SizeChars = 0 // the blob_ref's JSON size says nothing useful
+		}
+	case !pathOK:
+		e.Status = StatusUnavailable
+	case fi.Class == ClassText:
+		e.Status, e.PreviewChars = StatusTruncated, lo.preview
+		w := WindowSpec{Ref: lo.ref, FieldPath: key, OffsetChars: lo.preview, LimitChars: lo.window}
+		e.Continuation = &Continuation{
+			Tool:        ToolReadRecordField,
+			Args:        map[string]any{"id": id, "field_path": key, "offset_chars": lo.preview, "limit_chars": lo.window},
+			ResourceURI: FieldWindowURI(w),
+		}
+	default: // JSON
+		e.Status, e.PreviewChars = StatusTruncated, lo.preview
+		e.Continuation = &Continuation{Tool: ToolFetch, Args: map[string]any{"id": id, "fields": []string{key}}}
+	}
+	if lo.omitIdentity {
+		e.ID, e.ConnectionID, e.Stream, e.RecordID = "", "", "", ""
+	}
+	return e, true
 }
 
 type field struct {
