@@ -102,3 +102,9 @@ func BenchmarkHTTPFloor(b *testing.B) {
 		b.SetBytes(int64(benchPost(b, client, url, toolsCallSchema)))
 	}
 }
+
+// BenchmarkMCPQueryRecords25 is a page of 25 long Gmail bodies through the
+// door (about 37 KiB of answer): what the door costs per answer byte.
+func BenchmarkMCPQueryRecords25(b *testing.B) {
+	benchDoorCall(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"message_bodies","limit":25,"connection_id":"`+demodata.GmailWorkConnectionID+`"}}}`)
+}
