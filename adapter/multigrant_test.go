@@ -117,3 +117,34 @@ func TestOwnerTokenIsRefusedByEveryTool(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerTokenBesideClientGrantsIsLeftOut: an owner token among client
+// grants (a stdio cache re-read at runtime can bring one in) is never read
+// through, and every call still answers from the client grants, with a
+// warning naming the refused credential.
+func TestOwnerTokenBesideClientGrantsIsLeftOut(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken, demodata.OwnerToken)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"schema", map[string]any{}},
+		{"query_records", map[string]any{"stream": "messages", "limit": 2}},
+		{"aggregate", map[string]any{"stream": "messages", "metric": "count"}},
+		{"search", map[string]any{"q": "invoice", "limit": 2}},
+		{"fetch", map[string]any{"id": demodata.GmailWorkConnectionID + "/messages:" + demodata.SharedRecordID}},
+	} {
+		r := e.c.call(c.tool, c.args)
+		if r.IsError {
+			t.Errorf("%s: error %s", c.tool, r.text())
+			continue
+		}
+		containsAll(t, r.text(), "owner_token_refused", "credential 2 of 2 is not a grant-scoped client token")
+	}
+	for _, req := range e.rs.Server.Requests() {
+		if req.Bearer == demodata.OwnerToken && req.Path != "/v1/schema" {
+			t.Errorf("owner token reached a data route: %s %s", req.Method, req.Path)
+		}
+	}
+}

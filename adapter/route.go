@@ -48,13 +48,21 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
-	set := &sourceSet{grants: grants, warns: warns}
+	set := &sourceSet{warns: warns}
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {
+		if !errors.Is(err, errOwnerToken) {
+			set.grants = append(set.grants, grants[i])
+		}
 		switch {
 		case errors.Is(err, errOwnerToken):
-			return nil, errOwnerToken
+			// Never read through it. Beside client grants (a cache
+			// re-read at runtime can bring one in, as start-up can) it is
+			// left out with a warning, as start-up leaves it out; alone,
+			// the call is refused.
+			set.warns = append(set.warns, warning{Code: errOwnerToken.Code,
+				Message: fmt.Sprintf("credential %d of %d is not a grant-scoped client token and is not used; remove it from the credential cache", i+1, len(grants))})
 		case err != nil:
 			if firstErr == nil {
 				firstErr = err
@@ -72,6 +80,9 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 		default:
 			ok = append(ok, docs[i])
 		}
+	}
+	if len(set.grants) == 0 {
+		return nil, errOwnerToken
 	}
 	if len(ok) == 0 {
 		return nil, fromError(firstErr)
