@@ -155,11 +155,21 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 	}
 }
 
-// serveMCP runs every check before any MCP method: Origin, method, media
-// types, size, bearer, token kind. Only a client token reaches mcp-go.
+// serveMCP runs every check before any MCP method: Origin, a bearer's
+// presence, method, media types, size, then the bearer's verdict and token
+// kind. Only a client token reaches mcp-go.
 func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !h.originAllowed(r) {
 		writeHTTPError(w, http.StatusForbidden, "forbidden_origin", "this Origin may not call the MCP endpoint", nil)
+		return
+	}
+	// A request without a bearer learns first that it needs one (with the
+	// challenge that starts sign-in), as the RS answers 401 before
+	// anything else; method and media types are checked next.
+	bearer, ok := bearerToken(r.Header.Values("Authorization"))
+	if !ok {
+		h.opts.Metrics.observeAuth(authMissing)
+		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -177,12 +187,6 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		tooLarge(w)
-		return
-	}
-	bearer, ok := bearerToken(r.Header.Values("Authorization"))
-	if !ok {
-		h.opts.Metrics.observeAuth(authMissing)
-		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
 	g := adapter.NewGrant(bearer)

@@ -73,6 +73,8 @@ func TestHostedRequestChecks(t *testing.T) {
 		{"opaque origin", "POST", map[string]string{"Origin": "null"}, toolsList, 403, "forbidden_origin"},
 		{"public host, other scheme", "POST", map[string]string{"Origin": "http://mcp.example.test"}, toolsList, 403, "forbidden_origin"},
 		{"GET (no SSE stream in stateless mode)", "GET", nil, "", 405, "method_not_allowed"},
+		{"GET without a bearer: 401 first", "GET", map[string]string{"Authorization": ""}, "", 401, "authentication_error"},
+		{"text/plain without a bearer: 401 first", "POST", map[string]string{"Content-Type": "text/plain", "Authorization": ""}, toolsList, 401, "authentication_error"},
 		{"DELETE", "DELETE", nil, "", 405, "method_not_allowed"},
 		{"text/plain body", "POST", map[string]string{"Content-Type": "text/plain"}, toolsList, 415, "unsupported_media_type"},
 		{"JSON with charset", "POST", map[string]string{"Content-Type": "application/json; charset=utf-8"}, toolsList, 200, ""},
@@ -116,7 +118,7 @@ func TestHostedRequestChecks(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s\nbody: %s", diff, rec.Body)
 			}
-			if tc.method == "GET" || tc.method == "DELETE" {
+			if tc.wantStatus == http.StatusMethodNotAllowed {
 				if a := rec.Header().Get("Allow"); a != "POST" {
 					t.Errorf("Allow = %q, want POST", a)
 				}
