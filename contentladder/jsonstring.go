@@ -101,7 +101,9 @@ type StringInfo struct {
 func ScanString(lit []byte, prefixRunes int) StringInfo {
 	body := lit[1 : len(lit)-1]
 	escaped := bytes.IndexByte(body, '\\') >= 0
-	if len(body) >= minBase64Chars && mayBeBase64(body) {
+	// Decoding grows an invalid byte into U+FFFD (3 bytes), so a short
+	// literal can still decode to minBase64Chars.
+	if 3*len(body) >= minBase64Chars && mayBeBase64(body) {
 		// Rare: decode it whole and apply the exact rule.
 		var v string
 		if !escaped && utf8.Valid(body) {
