@@ -127,6 +127,19 @@ func searchTextBudget(n int) int { return 2000 + 250*n }
 const searchFooter = "\nhit lines: fetch id \"title\" (source) matched_field: snippet, cut with …; " +
 	"fetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
 
+// maxRetryWarningText bounds a warning that ends in the exact call to
+// retry: it repeats the caller's own arguments (q up to 1,000 characters,
+// streams, filter), and a cut call is no call at all.
+const maxRetryWarningText = 8 << 10
+
+// warningTextLimit is how much of w one text line may show.
+func warningTextLimit(w warning) int {
+	if w.Code == "search_coverage" {
+		return maxRetryWarningText
+	}
+	return maxWarningText
+}
+
 // maxHitLabel bounds a hit's source label in text.
 const maxHitLabel = 40
 
@@ -150,7 +163,7 @@ func (p *searchPage) text(a searchArgs) string {
 		}
 	}
 	for _, w := range p.warnings {
-		b.WriteString("\n" + truncateBytes("warning "+w.Code+": "+w.Message, maxWarningText))
+		b.WriteString("\n" + truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
 	}
 	if len(p.recall) > 0 {
 		b.WriteString("\nwarning recall: ranked over a bounded candidate window, not all matches; more may exist, do not treat this page as exhaustive")

@@ -56,3 +56,28 @@ func TestLexicalMissNamesTheSemanticRetry(t *testing.T) {
 		t.Errorf("a lexical search with hits should carry no coverage warning:\n%s", r.text())
 	}
 }
+
+// TestLexicalMissRetryKeepsALongQuery: the retry call repeats a long q
+// whole (it was cut with the warning line at 300 bytes), so it still
+// parses and is the same search in another mode.
+func TestLexicalMissRetryKeepsALongQuery(t *testing.T) {
+	t.Parallel()
+	gaps := []rstest.LexicalGap{
+		{ConnectionID: demodata.GmailWorkConnectionID, Stream: "messages"},
+		{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
+	}
+	e := newEnv(t, testenv.Options{LexicalGaps: gaps}, demodata.GmailToken)
+	q := "invoice " + strings.Repeat("ünïcode words ", 65) // ≈ 1,000 bytes
+	r := e.c.call("search", map[string]any{"q": q, "streams": []string{"messages"}})
+	m := retryRE.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatalf("no retry arguments in the text:\n%s", r.text())
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+		t.Fatalf("retry arguments %.200s…: %v", m[1], err)
+	}
+	if args["q"] != q || args["mode"] != "semantic" {
+		t.Errorf("retry q %d bytes (want %d), mode %v", len(args["q"].(string)), len(q), args["mode"])
+	}
+}
