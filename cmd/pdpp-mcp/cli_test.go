@@ -236,3 +236,46 @@ func TestSecretFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestServeLimitFlags: the verification rate and the RS byte budget are
+// settable by flag or variable (flag first), default to the packages'
+// own defaults (zero), and refuse what is not a non-negative number.
+func TestServeLimitFlags(t *testing.T) {
+	t.Parallel()
+	base := []string{"--provider-url", "http://127.0.0.1:1"}
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    limits
+		wantErr string
+	}{
+		{"defaults", base, nil, limits{}, ""},
+		{"environment", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT": "1048576"},
+			limits{VerifyRate: 2.5, VerifyBurst: 10, MaxRSBytesInFlight: 1 << 20}, ""},
+		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--rs-max-bytes-in-flight", "4096"),
+			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10"}, limits{VerifyRate: 1, VerifyBurst: 3, MaxRSBytesInFlight: 4096}, ""},
+		{"negative rate", append(base, "--verify-rate", "-1"), nil, limits{}, "--verify-rate"},
+		{"fractional burst", append(base, "--verify-burst", "1.5"), nil, limits{}, "--verify-burst"},
+		{"budget with a unit", append(base, "--rs-max-bytes-in-flight", "64MiB"), nil, limits{}, "--rs-max-bytes-in-flight"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			f, code, ok := parseServeFlags(tc.args, mapEnv(tc.env), &stdout, &stderr)
+			if tc.wantErr != "" {
+				if ok || code != exitUsage || !strings.Contains(stderr.String(), tc.wantErr) {
+					t.Fatalf("ok %v, exit %d, stderr %q; want exit %d naming %s", ok, code, stderr.String(), exitUsage, tc.wantErr)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("parse failed (%d): %s", code, stderr.String())
+			}
+			if diff := cmp.Diff(tc.want, f.cfg.Limits); diff != "" {
+				t.Errorf("limits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -100,6 +100,9 @@ type hostedConfig struct {
 	// SeparateMetrics: the caller serves Metrics on a listener of its own,
 	// so the hosted handler does not mount /metrics.
 	SeparateMetrics bool
+	// Limits are the verification rate and the RS byte budget; zero
+	// values take the packages' defaults.
+	Limits limits
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -112,7 +115,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		metrics = hosted.NewMetrics()
 	}
 	rs, err := rsclient.New(rsclient.Config{BaseURL: cfg.RSURL, Logger: cfg.Logger, UserAgent: "pdpp-mcp/" + appVersion(),
-		Transport: metrics.Transport(nil)})
+		Transport: metrics.Transport(nil), MaxBytesInFlight: cfg.Limits.MaxRSBytesInFlight})
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +130,8 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		AllowedOrigins:       cfg.AllowedOrigins,
 		TrustedProxies:       cfg.TrustedProxies,
 		MaxBodyBytes:         cfg.MaxBodyBytes,
+		VerifyRate:           cfg.Limits.VerifyRate,
+		VerifyBurst:          cfg.Limits.VerifyBurst,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
 		Metrics:              metrics,
@@ -205,6 +210,7 @@ func parseServeFlags(args []string, env func(string) string, stdout, stderr io.W
 	introURL := str("introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
 	introID := str("introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE])")
 	logs := addLogFlags(fs, env, "info", "json")
+	lims := addLimitFlags(fs, env)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, serveUsage, args, stdout, stderr); !ok {
 		return f, code, false
@@ -245,6 +251,9 @@ func parseServeFlags(args []string, env func(string) string, stdout, stderr io.W
 	f.addr = *addr
 	f.cfg = hostedConfig{RSURL: norm, ServerName: *serverName, AllowedOrigins: splitList(*origins),
 		AuthorizationServers: splitList(*asServers), MaxBodyBytes: *maxBody}
+	if f.cfg.Limits, err = lims.parse(); err != nil {
+		return fail("%v", err)
+	}
 	if *publicURL != "" {
 		if f.cfg.PublicURL, err = originOnly(*publicURL); err != nil {
 			return fail("--public-url: %v", err)

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+)
+
+// limitFlags are serve's load limits: how fast one client may present
+// never-seen bearers (each costs a verification) and how many RS answer
+// bytes the adapter holds at once.
+type limitFlags struct {
+	verifyRate, verifyBurst, rsBytes *string
+}
+
+// limits are the parsed limitFlags; zero means the package default.
+type limits struct {
+	VerifyRate         float64
+	VerifyBurst        int
+	MaxRSBytesInFlight int64
+}
+
+func addLimitFlags(fs *flag.FlagSet, env func(string) string) limitFlags {
+	return limitFlags{
+		verifyRate: fs.String("verify-rate", envOr(env, "PDPP_MCP_VERIFY_RATE", "0"),
+			"never-seen bearers one client may have verified per second (default 5) (PDPP_MCP_VERIFY_RATE)"),
+		verifyBurst: fs.String("verify-burst", envOr(env, "PDPP_MCP_VERIFY_BURST", "0"),
+			"burst of never-seen bearers per client (default 30) (PDPP_MCP_VERIFY_BURST)"),
+		rsBytes: fs.String("rs-max-bytes-in-flight", envOr(env, "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT", "0"),
+			"RS answer bytes held at once across all calls; more waits (default 64 MiB) (PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT)"),
+	}
+}
+
+// parse checks the limits: numbers, not negative.
+func (l limitFlags) parse() (limits, error) {
+	var out limits
+	var err error
+	if out.VerifyRate, err = strconv.ParseFloat(*l.verifyRate, 64); err != nil || out.VerifyRate < 0 {
+		return out, fmt.Errorf("--verify-rate %q: want a non-negative number of bearers per second", *l.verifyRate)
+	}
+	if out.VerifyBurst, err = strconv.Atoi(*l.verifyBurst); err != nil || out.VerifyBurst < 0 {
+		return out, fmt.Errorf("--verify-burst %q: want a non-negative whole number", *l.verifyBurst)
+	}
+	if out.MaxRSBytesInFlight, err = strconv.ParseInt(*l.rsBytes, 10, 64); err != nil || out.MaxRSBytesInFlight < 0 {
+		return out, fmt.Errorf("--rs-max-bytes-in-flight %q: want a non-negative number of bytes", *l.rsBytes)
+	}
+	return out, nil
+}
