@@ -23,6 +23,8 @@ func sanitizedFromPreview(p *preview, maxRunes int) json.RawMessage {
 	return p.appendSanitized(make([]byte, 0, min(len(p.raw), 16<<10)), maxRunes)
 }
 
+// appendSanitized appends p as SanitizeForPreview writes it: strings over
+// maxRunes cut, binary strings as their stub, numbers as written, compact.
 func (p *preview) appendSanitized(dst []byte, maxRunes int) []byte {
 	switch p.kind {
 	case 'l':
