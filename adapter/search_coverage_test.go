@@ -11,6 +11,13 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
+// messagesGaps leaves both Gmail connections' messages out of the lexical
+// index, as the real RS once did (D5).
+var messagesGaps = []rstest.LexicalGap{
+	{ConnectionID: demodata.GmailWorkConnectionID, Stream: "messages"},
+	{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
+}
+
 var retryRE = regexp.MustCompile(`warning search_coverage: .*Retry: search (\{.*\})`)
 
 // TestLexicalMissNamesTheSemanticRetry proves issue 10.5 on the mock with
@@ -19,10 +26,7 @@ var retryRE = regexp.MustCompile(`warning search_coverage: .*Retry: search (\{.*
 // arguments, and those arguments find the records.
 func TestLexicalMissNamesTheSemanticRetry(t *testing.T) {
 	t.Parallel()
-	gaps := []rstest.LexicalGap{
-		{ConnectionID: demodata.GmailWorkConnectionID, Stream: "messages"},
-		{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
-	}
+	gaps := messagesGaps
 	e := newEnv(t, testenv.Options{LexicalGaps: gaps}, demodata.GmailToken)
 	r := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
 	if r.IsError || !strings.HasPrefix(r.text(), "search: 0 hits.") {
@@ -62,11 +66,7 @@ func TestLexicalMissNamesTheSemanticRetry(t *testing.T) {
 // parses and is the same search in another mode.
 func TestLexicalMissRetryKeepsALongQuery(t *testing.T) {
 	t.Parallel()
-	gaps := []rstest.LexicalGap{
-		{ConnectionID: demodata.GmailWorkConnectionID, Stream: "messages"},
-		{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
-	}
-	e := newEnv(t, testenv.Options{LexicalGaps: gaps}, demodata.GmailToken)
+	e := newEnv(t, testenv.Options{LexicalGaps: messagesGaps}, demodata.GmailToken)
 	q := "invoice " + strings.Repeat("ünïcode words ", 65) // ≈ 1,000 bytes
 	r := e.c.call("search", map[string]any{"q": q, "streams": []string{"messages"}})
 	m := retryRE.FindStringSubmatch(r.text())
