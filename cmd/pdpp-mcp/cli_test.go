@@ -256,6 +256,8 @@ func TestServeLimitFlags(t *testing.T) {
 		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--rs-max-bytes-in-flight", "4096"),
 			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10"}, limits{VerifyRate: 1, VerifyBurst: 3, MaxRSBytesInFlight: 4096}, ""},
 		{"negative rate", append(base, "--verify-rate", "-1"), nil, limits{}, "--verify-rate"},
+		{"NaN rate", append(base, "--verify-rate", "NaN"), nil, limits{}, "--verify-rate"},
+		{"infinite rate", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "+Inf"}, limits{}, "--verify-rate"},
 		{"fractional burst", append(base, "--verify-burst", "1.5"), nil, limits{}, "--verify-burst"},
 		{"budget with a unit", append(base, "--rs-max-bytes-in-flight", "64MiB"), nil, limits{}, "--rs-max-bytes-in-flight"},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -35,7 +36,7 @@ func addLimitFlags(fs *flag.FlagSet, env func(string) string) limitFlags {
 func (l limitFlags) parse() (limits, error) {
 	var out limits
 	var err error
-	if out.VerifyRate, err = strconv.ParseFloat(*l.verifyRate, 64); err != nil || out.VerifyRate < 0 {
+	if out.VerifyRate, err = strconv.ParseFloat(*l.verifyRate, 64); err != nil || !(out.VerifyRate >= 0) || math.IsInf(out.VerifyRate, 0) {
 		return out, fmt.Errorf("--verify-rate %q: want a non-negative number of bearers per second", *l.verifyRate)
 	}
 	if out.VerifyBurst, err = strconv.Atoi(*l.verifyBurst); err != nil || out.VerifyBurst < 0 {
