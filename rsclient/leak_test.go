@@ -33,14 +33,18 @@ func TestBearerNeverLeaks(t *testing.T) {
 	})
 	big := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(bytes.Repeat([]byte("x"), 4096)) })
 	slow := blockingServer(t)
-	mk := func(base string) *Client {
+	// Only the blocking server needs a short deadline; the others get a
+	// long one, so a loaded machine cannot turn their answers into
+	// timeouts (the ok server's request id went missing that way once).
+	mkWithin := func(base string, timeout time.Duration) *Client {
 		return newTestClient(t, base, func(c *Config) {
-			c.Logger, c.MaxBodyBytes, c.Timeout = logger, 1024, 100*time.Millisecond
+			c.Logger, c.MaxBodyBytes, c.Timeout = logger, 1024, timeout
 		})
 	}
+	mk := func(base string) *Client { return mkWithin(base, 30*time.Second) }
 	var produced []string
 	calls := 0
-	for _, c := range []*Client{mk(echo.URL), mk(ok.URL), mk(text.URL), mk(big.URL), mk(slow.URL), mk("http://127.0.0.1:1")} {
+	for _, c := range []*Client{mk(echo.URL), mk(ok.URL), mk(text.URL), mk(big.URL), mkWithin(slow.URL, 100*time.Millisecond), mk("http://127.0.0.1:1")} {
 		_, resp, err := c.Records(t.Context(), testBearer, RecordsQuery{Stream: "messages", Cursor: "c1", Filter: Filter{{Field: "q", Value: "secret search"}}})
 		calls++
 		if err != nil {
