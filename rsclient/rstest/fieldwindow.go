@@ -2,6 +2,7 @@ package rstest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,9 +57,9 @@ func parseFieldWindow(q *query) (*fwParams, *apiError) {
 		p.limit = fwDefaultLimit
 	}
 	if p.limit > fwMaxLimit {
-		p.warnings = append(p.warnings, warning("limit_clamped", "limit_chars",
-			obj{{"requested_limit", p.limit}, {"max_limit", fwMaxLimit}},
-			"Requested limit_chars exceeds the maximum of 16384; the window was clamped."))
+		// As capture 0151: no detail, unlike the records route's clamp.
+		p.warnings = append(p.warnings, warning("limit_clamped", "limit_chars", nil,
+			fmt.Sprintf("limit_chars clamped to %d", fwMaxLimit)))
 		p.limit = fwMaxLimit
 	}
 	p.q, p.hasQ = q.one("q")

@@ -2,6 +2,7 @@ package rstest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -174,6 +175,12 @@ type shape struct {
 	WarningCodes  []string
 	HasMoreIsTrue bool
 	DataLen       int
+	// Warnings are each warning's message and whether it has param and
+	// detail; CountKind is meta.count's kind (a number for lexical
+	// search); CursorPrefix is next_cursor up to a '.', as "sem1.".
+	Warnings     []string
+	CountKind    string
+	CursorPrefix string
 }
 
 // shapeOf extracts the compared features of a response.
@@ -201,6 +208,21 @@ func shapeOf(status int, h http.Header, body map[string]any) shape {
 		if m, ok := w.(map[string]any); ok {
 			code, _ := m["code"].(string)
 			sh.WarningCodes = append(sh.WarningCodes, code)
+			msg, _ := m["message"].(string)
+			_, param := m["param"]
+			_, detail := m["detail"]
+			sh.Warnings = append(sh.Warnings, fmt.Sprintf("%s param=%t detail=%t", msg, param, detail))
+		}
+	}
+	switch c := meta["count"].(type) {
+	case map[string]any:
+		sh.CountKind, _ = c["kind"].(string)
+	case float64:
+		sh.CountKind = "number"
+	}
+	if cur, ok := body["next_cursor"].(string); ok {
+		if prefix, _, found := strings.Cut(cur, "."); found {
+			sh.CursorPrefix = prefix + "."
 		}
 	}
 	return sh

@@ -81,7 +81,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	next := ""
 	if hasMore && mode != modeHybrid {
 		b, _ := json.Marshal(searchCursor{Off: sr.off + len(hits), Snap: sr.snap})
-		cur := base64.RawURLEncoding.EncodeToString(b)
+		cur := cursorPrefix(mode) + base64.RawURLEncoding.EncodeToString(b)
 		body = append(body, kv{"next_cursor", cur})
 		next = withParam(c.r.URL.RawQuery, "cursor", cur)
 	}
@@ -91,9 +91,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		meta = append(meta, kv{"count", total}, kv{"count_accuracy", "exact"},
 			kv{"recall", obj{{"complete", true}, {"ranking_scope", "all_matches"}, {"truncated", false},
 				{"ranked_candidate_count", total}, {"sources_searched_count", sr.sources(mode)}}})
-	} else if mode == modeSemantic {
-		meta = append(meta, kv{"count", obj{{"kind", "exact"}, {"value", total}}})
-	} else {
+	} else { // semantic and hybrid count nothing (captures 0120, 0121)
 		meta = append(meta, kv{"count", obj{{"kind", "none"}}})
 	}
 	meta = append(meta, kv{"warnings", nonNil(sr.warnings)})
@@ -160,14 +158,24 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	}
 	sr.snap = snapshotID(mode, sr.text, streams, connID, c.p, c.r.URL.RawQuery)
 	if raw, ok := q.one("cursor"); ok {
-		b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(raw, "="))
+		body, prefixed := strings.CutPrefix(raw, cursorPrefix(mode))
+		b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(body, "="))
 		var sc searchCursor
-		if derr != nil || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
+		if derr != nil || !prefixed || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
 			return nil, newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
 		}
 		sr.off = sc.Off
 	}
 	return sr, nil
+}
+
+// cursorPrefix marks a semantic cursor as the reference RS does
+// ("sem1.", capture 0120); lexical cursors carry none.
+func cursorPrefix(mode string) string {
+	if mode == modeSemantic {
+		return "sem1."
+	}
+	return ""
 }
 
 // searchTargets resolves the (connection, stream) pairs searched.
