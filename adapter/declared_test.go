@@ -76,15 +76,21 @@ func TestDeclaredPostureTextOnlyClient(t *testing.T) {
 	var page struct {
 		Data struct {
 			Data []struct {
-				Data map[string]any `json:"data"`
+				ConnectionID string         `json:"connection_id"`
+				Data         map[string]any `json:"data"`
 			} `json:"data"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(r.StructuredContent, &page); err != nil {
 		t.Fatal(err)
 	}
+	// A fan-in page is each connection's page in turn (as the real RS
+	// answers), so the order holds within each connection's run.
 	field := strings.TrimPrefix(sortTry["sort"].(string), "-")
 	for i := 1; i < len(page.Data.Data); i++ {
+		if page.Data.Data[i-1].ConnectionID != page.Data.Data[i].ConnectionID {
+			continue
+		}
 		a, _ := page.Data.Data[i-1].Data[field].(string)
 		b, _ := page.Data.Data[i].Data[field].(string)
 		if a < b {

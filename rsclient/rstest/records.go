@@ -1,7 +1,6 @@
 package rstest
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -83,8 +82,8 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 			total += countTarget(t, lr.filters)
 		}
 	}
-	less := lessFor(lr.order)
-	sort.SliceStable(all, func(i, j int) bool { return less(all[i].r.key, all[j].r.key) })
+	// A fan-in page is each connection's page in turn, not one merged
+	// order (captures 0091, 0095, 0156).
 	for _, g := range all {
 		item := s.recordItem(g.t, g.r, lr.keep)
 		if len(lr.expand) > 0 {
