@@ -8,10 +8,12 @@ import (
 // The reference RS keeps a per-(connection, stream) change log: every
 // ingest of a record bumps a version counter, and a changes feed reads the
 // change groups whose latest version lies in (after, session_max]. The mock's
-// Dataset holds each record's final state only, so it derives the log: a
-// record was created at EmittedAt, and a tombstone was also deleted at
-// DeletedAt (or right after its creation when DeletedAt is zero). Versions
-// number those events 1..N in time order, ties broken by id then kind.
+// Dataset holds each record's final state only, so it derives the log:
+// versions follow ingestion, not the records' own times (captures 0099,
+// 0161, 0162: work-m000, m001, m002… although their dates jump back and
+// forth). Creations come first, in Dataset order (the order they were
+// ingested); deletions follow, in DeletedAt order. A version's time is the
+// latest record time so far, so the log's clock only moves forward.
 
 // changeEvent is one entry of the derived change log.
 type changeEvent struct {
@@ -25,30 +27,23 @@ type changeEvent struct {
 // version's time (for retention).
 func (set *recordSet) numberVersions() {
 	evs := make([]changeEvent, 0, len(set.changes))
-	for _, r := range set.changes {
+	var deletes []changeEvent
+	for _, r := range set.changes { // Dataset order: ingestion order
 		evs = append(evs, changeEvent{at: r.EmittedAt, r: r})
 		if r.Deleted {
-			at := r.DeletedAt
-			if at.Before(r.EmittedAt) {
-				at = r.EmittedAt
-			}
-			evs = append(evs, changeEvent{at: at, r: r, delete: true})
+			deletes = append(deletes, changeEvent{at: r.DeletedAt, r: r, delete: true})
 		}
 	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		a, b := evs[i], evs[j]
-		if c := a.at.Compare(b.at); c != 0 {
-			return c < 0
-		}
-		if a.r.ID != b.r.ID {
-			return a.r.ID < b.r.ID
-		}
-		return !a.delete && b.delete
-	})
+	sort.SliceStable(deletes, func(i, j int) bool { return deletes[i].at.Before(deletes[j].at) })
+	evs = append(evs, deletes...)
 	set.versionAt = make([]time.Time, len(evs)+1)
+	var clock time.Time
 	for i, e := range evs {
 		v := i + 1
-		set.versionAt[v] = e.at
+		if e.at.After(clock) {
+			clock = e.at
+		}
+		set.versionAt[v] = clock
 		if e.delete {
 			e.r.deleteV = v
 		} else {

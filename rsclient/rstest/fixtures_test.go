@@ -102,6 +102,10 @@ func testDataset() *Dataset {
 		OwnerTokens:   []string{ownerTok},
 		ExpiredTokens: []string{staleTok},
 	}
+	// "gone" was ingested first (the change log follows ingestion order)
+	// and deleted two days later.
+	ds.Records = append(ds.Records, Record{ConnectionID: connA, Stream: "messages", ID: "gone", Deleted: true,
+		DeletedAt: base.Add(48 * time.Hour), EmittedAt: base, Data: json.RawMessage(`{}`)})
 	for i := 0; i < 30; i++ {
 		ts := base.Add(time.Duration(i%10) * time.Hour).Add(time.Duration(i) * time.Second)
 		var p *time.Time
@@ -121,7 +125,6 @@ func testDataset() *Dataset {
 			Data: json.RawMessage(`{"id":"uni/code","message_id":"m001","message_received_at":"2026-04-24T10:30:45Z","body_text":"héllo wörld 🎉 ünïcode — fin","body_source":"text_plain","body_text_bytes":3}`)},
 		Record{ConnectionID: connA, Stream: "message_bodies", ID: "old", EmittedAt: base,
 			Data: json.RawMessage(`{"id":"old","message_id":"m002","message_received_at":"2025-01-01T00:00:00Z","body_text":"too old","body_source":"x"}`)},
-		Record{ConnectionID: connA, Stream: "messages", ID: "gone", Deleted: true, DeletedAt: base.Add(48 * time.Hour), EmittedAt: base, Data: json.RawMessage(`{}`)},
 	)
 	for i := 0; i < 3; i++ {
 		ds.Records = append(ds.Records, Record{ConnectionID: connSlack, Stream: "messages", ID: fmt.Sprintf("C01:%d", i),

@@ -101,6 +101,11 @@ func TestShapeReplay(t *testing.T) {
 		}
 		got := shapeOf(status, header, body)
 		diff := cmp.Diff(shapeOf(c.Status, http.Header{"Www-Authenticate": {c.RespHeaders["www-authenticate"]}}, want), got)
+		if replayCompareIDs[id] {
+			if d := cmp.Diff(dataIDs(want), dataIDs(body)); d != "" {
+				t.Errorf("%s %s: record order differs from the real RS (-real +mock):\n%s", id, c.Path, d)
+			}
+		}
 		reason, known := replayKnownDiffs[id]
 		switch {
 		case diff != "" && !known:
@@ -109,6 +114,24 @@ func TestShapeReplay(t *testing.T) {
 			t.Errorf("%s now agrees with the real RS; drop it from replayKnownDiffs (%s)", id, reason)
 		}
 	}
+}
+
+// replayCompareIDs are the captures whose record ids and order the mock
+// reproduces exactly: changes feeds follow ingestion order (0099,
+// 0161-0163) and fan-in pages are each connection's page in turn (0091,
+// 0095, 0156).
+var replayCompareIDs = map[string]bool{"0099": true, "0161": true, "0162": true, "0163": true, "0091": true, "0095": true, "0156": true}
+
+// dataIDs lists the ids of a list answer's data.
+func dataIDs(body map[string]any) []string {
+	var out []string
+	d, _ := body["data"].([]any)
+	for _, item := range d {
+		m, _ := item.(map[string]any)
+		id, _ := m["id"].(string)
+		out = append(out, id)
+	}
+	return out
 }
 
 // replayPath swaps a capture's opaque continuation tokens for the mock's.
