@@ -79,33 +79,20 @@ const markRunes = 64
 // in str) and their JSON length with the opening quote.
 type cutMark struct{ off, json int }
 
-// buildMarks fills p.marks for a string (valid UTF-8: a rune ends
-// before every byte that is not a continuation byte).
+// buildMarks fills p.marks for a string.
 func (p *preview) buildMarks() {
 	s := p.str
 	p.marks = make([]cutMark, 0, len(s)/markRunes+1)
 	n, runes := 1, 0
-	for i := 0; i < len(s); i++ {
-		n += int(jsonByteCost[s[i]])
-		if i+1 == len(s) || s[i+1]&0xC0 != 0x80 {
-			if runes++; runes%markRunes == 0 {
-				p.marks = append(p.marks, cutMark{off: i + 1, json: n})
-			}
+	for i := 0; i < len(s); {
+		w, c := contentladder.JSONRuneCost(s, i)
+		n += c
+		i += w
+		if runes++; runes%markRunes == 0 {
+			p.marks = append(p.marks, cutMark{off: i, json: n})
 		}
 	}
 }
-
-// runeWidth is the byte length of the rune at s[i].
-func runeWidth(s string, i int) int {
-	if s[i] < utf8.RuneSelf {
-		return 1
-	}
-	_, w := utf8.DecodeRuneInString(s[i:])
-	return w
-}
-
-// jsonBytesLen is what writeJSONString writes for s, quotes left out.
-func jsonBytesLen(s string) int { return jsonStringLen(s) - 2 }
 
 // isPlainASCII reports whether s is ASCII that JSON writes as is (no
 // controls, quotes or backslashes).
@@ -362,8 +349,8 @@ func (p *preview) size(limit int) int {
 			i, n, kept = p.marks[m-1].off, p.marks[m-1].json, m*markRunes
 		}
 		for ; kept < keep; kept++ {
-			w := runeWidth(p.str, i)
-			n += jsonBytesLen(p.str[i : i+w])
+			w, c := contentladder.JSONRuneCost(p.str, i)
+			n += c
 			i += w
 		}
 		return n + 1 + len(contentladder.Ellipsis) // closing quote, ellipsis
@@ -379,29 +366,7 @@ func (p *preview) size(limit int) int {
 }
 
 // jsonStringLen is len of what writeJSONString(s) writes.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); i++ {
-		n += int(jsonByteCost[s[i]])
-	}
-	return n
-}
-
-// jsonByteCost is how many bytes writeJSONString writes for each input
-// byte: 1, 2 for the short escapes, 6 for \u00XX.
-var jsonByteCost = func() (t [256]uint8) {
-	for c := range t {
-		switch {
-		case c >= 0x20 && c != '"' && c != '\\':
-			t[c] = 1
-		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
-			t[c] = 2
-		default:
-			t[c] = 6
-		}
-	}
-	return t
-}()
+func jsonStringLen(s string) int { return contentladder.JSONStringLen(s) }
 
 // longerThan reports whether any string inside is cut at limit.
 func (p *preview) longerThan(limit int) bool {
@@ -416,38 +381,11 @@ func (p *preview) longerThan(limit int) bool {
 	return false
 }
 
-// writeJSONString writes s as a JSON string without HTML escaping, so
-// snippet tags stay readable. Fitting renders each payload several times,
-// so this avoids encoding/json's reflection path.
+// writeJSONString writes s as a JSON string without HTML escaping (as
+// structuredContent writes it), so snippet tags stay readable.
 func writeJSONString(b *bytes.Buffer, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b.WriteString(s[start:i])
-		switch c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
-		}
-		start = i + 1
-	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
+	b.Grow(len(s) + 8) // room for the quotes and a few escapes: appended in place
+	b.Write(contentladder.AppendJSONString(b.AvailableBuffer(), s))
 }
 
 // fittedPreview is one record payload rendered for a text line.

@@ -52,7 +52,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	hash := queryHash(a, filter)
 	state := make([]sourceState, len(sources))
 	for i, src := range sources {
-		state[i].K = src.grant.Key[:8]
+		state[i].K = grantTag(src.grant)
 	}
 	if prev != nil {
 		c := *prev

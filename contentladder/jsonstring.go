@@ -193,3 +193,43 @@ func mayBeBase64(body []byte) bool {
 	}
 	return true
 }
+
+// JSONStringLen is len(AppendJSONString(nil, s)), counted without
+// writing: fitting a page asks for string sizes at many cut lengths.
+func JSONStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		w, c := JSONRuneCost(s, i)
+		n += c
+		i += w
+	}
+	return n
+}
+
+// JSONRuneCost is the byte width of the rune (or invalid byte) at s[i]
+// and how many bytes AppendJSONString writes for it.
+func JSONRuneCost(s string, i int) (width, cost int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return 1, int(asciiJSONCost[c])
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	if (r == utf8.RuneError && w == 1) || r == '\u2028' || r == '\u2029' {
+		return w, 6 // \ufffd, \u2028, \u2029
+	}
+	return w, w
+}
+
+// asciiJSONCost is what AppendJSONString writes for each ASCII byte.
+var asciiJSONCost = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c == '"', c == '\\', c == '\b', c == '\f', c == '\n', c == '\r', c == '\t':
+			t[c] = 2
+		case c < 0x20:
+			t[c] = 6
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()

@@ -27,6 +27,9 @@ func FuzzAppendJSONStringMatchesEncoder(f *testing.F) {
 		if got := string(AppendJSONString([]byte("x"), s)); got != "x"+string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
 			t.Fatalf("AppendJSONString(%q) = %s, encoding/json %s", s, got[1:], want.Bytes())
 		}
+		if n, want := JSONStringLen(s), len(AppendJSONString(nil, s)); n != want {
+			t.Fatalf("JSONStringLen(%q) = %d, AppendJSONString writes %d", s, n, want)
+		}
 	})
 }
 
