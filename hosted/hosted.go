@@ -172,6 +172,9 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.challenge(w, r, "Missing or malformed Bearer token")
 		return
 	}
+	if rejectDNSRebinding(w, r) { // before the bearer is verified or the body read
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeHTTPError(w, http.StatusMethodNotAllowed, "method_not_allowed", "this stateless endpoint accepts POST only", nil)
@@ -241,10 +244,9 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	defer held.release()
 	// Handle is mcp-go's ServeHTTP without re-reading the body this door
 	// already holds, and without a synthetic request for a context
-	// function; the one check ServeHTTP adds is made here.
-	if !rejectDNSRebinding(held, r) {
-		h.stream.Handle(held, &server.HTTPRequest{Method: r.Method, URL: r.URL, Header: r.Header, Body: body, Context: ctx})
-	}
+	// function; the one check ServeHTTP adds (rejectDNSRebinding) was made
+	// before verifying the bearer.
+	h.stream.Handle(held, &server.HTTPRequest{Method: r.Method, URL: r.URL, Header: r.Header, Body: body, Context: ctx})
 	if refused.Load() {
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)

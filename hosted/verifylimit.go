@@ -63,18 +63,34 @@ func (h *hosted) clientAddr(r *http.Request) string {
 	if !h.fromTrustedProxy(r) {
 		return peer
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		ip, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return peer // a hop we cannot read: charge the proxy itself
-		}
-		if !h.trusted(ip.Unmap()) {
-			return ip.Unmap().String()
+	// Right to left, at most maxForwardHops: the header is the client's to
+	// make long, and only the last few hops are the proxies'.
+	vals, seen := r.Header.Values("X-Forwarded-For"), 0
+	for v := len(vals) - 1; v >= 0; v-- {
+		for rest, more := vals[v], true; more; {
+			hop := rest
+			if i := strings.LastIndexByte(rest, ','); i >= 0 {
+				hop, rest = rest[i+1:], rest[:i]
+			} else {
+				more = false
+			}
+			if seen++; seen > maxForwardHops {
+				return peer
+			}
+			ip, err := netip.ParseAddr(strings.TrimSpace(hop))
+			if err != nil {
+				return peer // a hop we cannot read: charge the proxy itself
+			}
+			if !h.trusted(ip.Unmap()) {
+				return ip.Unmap().String()
+			}
 		}
 	}
 	return peer
 }
+
+// maxForwardHops bounds the X-Forwarded-For hops read per request.
+const maxForwardHops = 16
 
 // trusted reports whether ip is inside a configured proxy network.
 func (h *hosted) trusted(ip netip.Addr) bool {
