@@ -69,7 +69,7 @@ type preview struct {
 	// on the first size() that cuts: fitting probes a dozen cuts per
 	// string, and each walked the kept runes from the start.
 	marks   []cutMark
-	fullLen int // jsonStringLen(str) once asked (0: not yet)
+	fullLen int // JSONStringLen(str) once asked (0: not yet)
 }
 
 // markRunes is the spacing of a string's cut marks.
@@ -328,7 +328,7 @@ func (p *preview) size(limit int) int {
 	case 's':
 		if p.runes <= limit {
 			if p.fullLen == 0 {
-				p.fullLen = jsonStringLen(p.str)
+				p.fullLen = contentladder.JSONStringLen(p.str)
 			}
 			return p.fullLen
 		}
@@ -358,15 +358,12 @@ func (p *preview) size(limit int) int {
 	n := 2 + max(0, len(p.kids)-1) // brackets and commas
 	for i, k := range p.kids {
 		if p.kind == 'o' {
-			n += jsonStringLen(p.keys[i]) + 1
+			n += contentladder.JSONStringLen(p.keys[i]) + 1
 		}
 		n += k.size(limit)
 	}
 	return n
 }
-
-// jsonStringLen is len of what writeJSONString(s) writes.
-func jsonStringLen(s string) int { return contentladder.JSONStringLen(s) }
 
 // longerThan reports whether any string inside is cut at limit.
 func (p *preview) longerThan(limit int) bool {

@@ -18,8 +18,8 @@ func FuzzDecodeStringMatchesUnmarshal(f *testing.F) {
 		if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' || !json.Valid([]byte(lit)) || json.Unmarshal([]byte(lit), &want) != nil {
 			return
 		}
-		if got := decodeString([]byte(lit)); got != want {
-			t.Fatalf("decodeString(%q) = %q, json.Unmarshal %q", lit, got, want)
+		if got := DecodeJSONString([]byte(lit)); got != want {
+			t.Fatalf("DecodeJSONString(%q) = %q, json.Unmarshal %q", lit, got, want)
 		}
 	})
 }

@@ -21,10 +21,6 @@ func skipSpace(in []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string literal that opens
-// at in[i] ('"'), and whether it holds an escape.
-func skipString(in []byte, i int) (end int, escaped bool) { return SkipJSONString(in, i) }
-
 // SkipJSONString returns the index just past the string literal that opens
 // at in[i] ('"') in JSON that json.Valid accepted, and whether the literal
 // holds an escape. It jumps from quote to quote (bytes.IndexByte is
@@ -50,14 +46,14 @@ func SkipJSONString(in []byte, i int) (end int, escaped bool) {
 func skipValue(in []byte, i int) int {
 	switch in[i] {
 	case '"':
-		end, _ := skipString(in, i)
+		end, _ := SkipJSONString(in, i)
 		return end
 	case '{', '[':
 		depth := 0
 		for j := i; ; {
 			switch in[j] {
 			case '"':
-				j, _ = skipString(in, j)
+				j, _ = SkipJSONString(in, j)
 				continue
 			case '{', '[':
 				depth++

@@ -109,7 +109,7 @@ func ScanString(lit []byte, prefixRunes int) StringInfo {
 		if !escaped && utf8.Valid(body) {
 			v = unsafe.String(unsafe.SliceData(body), len(body)) // read only; copied below
 		} else {
-			v = decodeString(lit)
+			v = DecodeJSONString(lit)
 		}
 		if IsLargeBase64(v) {
 			mime, size := base64Meta(v)

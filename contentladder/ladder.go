@@ -234,10 +234,10 @@ func ObjectMembers(raw []byte) ([]Member, bool) {
 	var out []Member
 	i = skipSpace(raw, i+1)
 	for raw[i] != '}' {
-		end, escaped := skipString(raw, i)
+		end, escaped := SkipJSONString(raw, i)
 		key := string(raw[i+1 : end-1])
 		if escaped || !utf8.ValidString(key) {
-			key = decodeString(raw[i:end]) // as json would: escapes resolved, bad bytes → U+FFFD
+			key = DecodeJSONString(raw[i:end]) // as json would: escapes resolved, bad bytes → U+FFFD
 		}
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
 		vEnd := skipValue(raw, i)

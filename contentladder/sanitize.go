@@ -105,7 +105,7 @@ func (s *sanitizer) value(depth int) error {
 // U+2028/U+2029); otherwise it is decoded and re-encoded.
 func (s *sanitizer) str(isValue bool) {
 	start := s.i
-	end, escaped := skipString(s.in, start)
+	end, escaped := SkipJSONString(s.in, start)
 	raw, body := s.in[start:end], s.in[start+1:end-1]
 	s.i = end
 	plain := !escaped && utf8.Valid(body) && !bytes.Contains(body, []byte("\u2028")) && !bytes.Contains(body, []byte("\u2029"))
@@ -114,16 +114,16 @@ func (s *sanitizer) str(isValue bool) {
 			s.out = append(s.out, raw...)
 			return
 		}
-		s.out = appendJSONString(s.out, decodeString(raw))
+		s.out = AppendJSONString(s.out, DecodeJSONString(raw))
 		return
 	}
 	var v string
 	if plain {
 		// A read-only view of the payload for the checks below: nothing
-		// keeps it past this call (appendJSONString copies).
+		// keeps it past this call (AppendJSONString copies).
 		v = unsafe.String(unsafe.SliceData(body), len(body))
 	} else {
-		v = decodeString(raw)
+		v = DecodeJSONString(raw)
 	}
 	switch {
 	case IsLargeBase64(v):
@@ -131,24 +131,20 @@ func (s *sanitizer) str(isValue bool) {
 		s.out = AppendBinaryStub(s.out, mime, size)
 	case s.max > 0 && utf8.RuneCountInString(v) > s.max:
 		cut, _ := TruncateRunes(v, s.max)
-		s.out = appendJSONString(s.out, cut)
+		s.out = AppendJSONString(s.out, cut)
 	case plain:
 		s.out = append(s.out, raw...)
 	default:
-		s.out = appendJSONString(s.out, v)
+		s.out = AppendJSONString(s.out, v)
 	}
 }
 
-// DecodeJSONString is the value of lit, one JSON string literal (quotes
-// included) that json.Valid accepts, exactly as json.Unmarshal decodes it,
-// at a fraction of its cost.
-func DecodeJSONString(lit []byte) string { return decodeString(lit) }
-
-// decodeString is the value of a string literal json.Valid accepted, as
+// DecodeJSONString is the value of a string literal (quotes included) that
+// json.Valid accepted, as
 // json.Unmarshal decodes it (escapes resolved, invalid UTF-8 and lone
 // surrogates as U+FFFD), without Unmarshal's second validity scan and
 // reflection: bodies with line breaks take this path for every record.
-func decodeString(raw []byte) string {
+func DecodeJSONString(raw []byte) string {
 	body := raw[1 : len(raw)-1]
 	out := make([]byte, 0, len(body))
 	for i := 0; i < len(body); {
@@ -224,10 +220,3 @@ type sanitizeError string
 func (e sanitizeError) Error() string { return string(e) }
 
 const errTooDeep = sanitizeError("contentladder: JSON nested too deeply for a preview")
-
-// appendJSONString appends s as a JSON string without HTML escaping, so
-// snippet tags stay readable (<mark>, not \u003cmark\u003e).
-func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
-
-// writeJSON writes s as a JSON string without HTML escaping.
-func writeJSON(b *bytes.Buffer, s string) { b.Write(AppendJSONString(b.AvailableBuffer(), s)) }

@@ -109,3 +109,12 @@ func FuzzSanitizeMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// writeJSON is the reference string encoding: encoding/json without HTML
+// escaping.
+func writeJSON(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode appends a newline
+}
