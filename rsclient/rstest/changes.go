@@ -1,7 +1,6 @@
 package rstest
 
 import (
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -145,15 +144,5 @@ func (r *rec) deletedAt() time.Time {
 // cursor and the session's next_changes_since. (Following it verbatim
 // re-opens at the high-water mark, because changes_since wins.)
 func changesNextQuery(raw, cursor, since string) string {
-	var keep []string
-	for _, p := range strings.Split(raw, "&") {
-		k, _, _ := strings.Cut(p, "=")
-		dk, err := url.QueryUnescape(k)
-		if p == "" || (err == nil && (dk == "cursor" || dk == "changes_since")) {
-			continue
-		}
-		keep = append(keep, p)
-	}
-	keep = append(keep, "cursor="+url.QueryEscape(cursor), "changes_since="+url.QueryEscape(since))
-	return strings.Join(keep, "&")
+	return withParam(withParam(raw, "cursor", cursor), "changes_since", since)
 }

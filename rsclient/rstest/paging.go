@@ -84,19 +84,7 @@ func admitData(t *target, r *rec, filters []filterClause) bool {
 
 // admit reports whether a record is visible and passes the filters.
 func admit(t *target, r *rec, filters []filterClause) bool {
-	var p map[string]any
-	if t.needsPayload() || len(filters) > 0 {
-		p = decodePayload(r.Data)
-	}
-	if !t.visible(r, p) {
-		return false
-	}
-	for i := range filters {
-		if !filters[i].match(p) {
-			return false
-		}
-	}
-	return true
+	return !r.Deleted && admitData(t, r, filters)
 }
 
 // pageTarget returns up to limit admitted records strictly after `after`
