@@ -390,3 +390,27 @@ func TestHostedAnswersDeclareLength(t *testing.T) {
 		}
 	}
 }
+
+// TestHostedRebindingCostsNoVerification: a rebound request (loopback
+// listener, foreign Host) is refused before its bearer is verified, so an
+// attacker's page cannot make the adapter probe the RS with tokens.
+func TestHostedRebindingCostsNoVerification(t *testing.T) {
+	t.Parallel()
+	h, rs := newHandler(t, hosted.Options{})
+	const unseen = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	ctx := context.WithValue(t.Context(), http.LocalAddrContextKey, net.TCPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:7670")))
+	req := httptest.NewRequestWithContext(ctx, "POST", "http://evil.example/mcp", strings.NewReader(toolsList))
+	req.RemoteAddr, req.Host = "127.0.0.1:5000", "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+unseen)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	for _, r := range rs.Server.Requests() {
+		if r.Bearer == unseen {
+			t.Errorf("the rebound request's bearer reached the RS: %s %s", r.Method, r.Path)
+		}
+	}
+}
