@@ -135,11 +135,6 @@ func (t *target) granted(field string) bool {
 // needsPayload reports whether visibility depends on the payload.
 func (t *target) needsPayload() bool { return t.gs != nil && t.gs.TimeConstraint != nil }
 
-// visible applies tombstones and the grant time constraint; payload may be
-// nil when needsPayload is false.
-func (t *target) visible(r *rec, payload map[string]any) bool {
-	return !r.Deleted && t.inWindow(payload)
-}
 
 // inWindow applies the grant time constraint to a payload (nil when
 // needsPayload is false).
