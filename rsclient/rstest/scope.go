@@ -135,7 +135,6 @@ func (t *target) granted(field string) bool {
 // needsPayload reports whether visibility depends on the payload.
 func (t *target) needsPayload() bool { return t.gs != nil && t.gs.TimeConstraint != nil }
 
-
 // inWindow applies the grant time constraint to a payload (nil when
 // needsPayload is false).
 func (t *target) inWindow(payload map[string]any) bool {
