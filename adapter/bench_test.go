@@ -1,12 +1,8 @@
 package adapter_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
@@ -20,12 +16,12 @@ import (
 // request once; repeats replay its recorded bytes, so what a benchmark
 // measures is the adapter (and the loopback HTTP exchange), not the mock
 // building and encoding a page.
-func benchAdapter(b *testing.B, tokens ...string) *adapter.Server {
+func benchAdapter(b testing.TB, tokens ...string) *adapter.Server {
 	b.Helper()
 	if len(tokens) == 0 {
 		tokens = threeGrants
 	}
-	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: replayOnce})
+	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: testenv.ReplayOnce})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -85,37 +81,6 @@ func BenchmarkFetchLongBody(b *testing.B) {
 func BenchmarkReadRecordField(b *testing.B) {
 	benchCall(b, benchAdapter(b), "read_record_field", map[string]any{"id": demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID,
 		"field_path": "body_text", "q": demodata.LongBodyTerm})
-}
-
-// replayOnce wraps an RS handler so that each distinct request (method,
-// URL, bearer) reaches it once and is replayed byte for byte afterwards.
-func replayOnce(next http.Handler) http.Handler {
-	type answer struct {
-		status int
-		header http.Header
-		body   []byte
-	}
-	var mu sync.Mutex
-	seen := map[string]answer{}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Method + " " + r.URL.String() + " " + r.Header.Get("Authorization")
-		mu.Lock()
-		a, ok := seen[key]
-		mu.Unlock()
-		if !ok {
-			rec := httptest.NewRecorder()
-			next.ServeHTTP(rec, r)
-			a = answer{status: rec.Code, header: rec.Header().Clone(), body: bytes.Clone(rec.Body.Bytes())}
-			mu.Lock()
-			seen[key] = a
-			mu.Unlock()
-		}
-		for k, v := range a.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(a.status)
-		_, _ = w.Write(a.body)
-	})
 }
 
 func BenchmarkQueryRecordsMessages25(b *testing.B) {

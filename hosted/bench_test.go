@@ -19,11 +19,12 @@ import (
 // metrics on, the RS client counted, a JSON access log at INFO (written
 // to io.Discard, so the benchmark measures building the line, not a
 // terminal) — over loopback HTTP, with the bearer's verdict and the
-// schema cache warm. What it measures is the door: everything between the
+// schema cache warm, against a mock that replays its recorded answers
+// (testenv.ReplayOnce). What it measures is the door: everything between the
 // request on POST /mcp and the adapter's tool handler, and the answer.
 func benchDoor(b *testing.B) (url string, client *http.Client) {
 	b.Helper()
-	rs := testenv.StartRS(b, testenv.Options{NoContract: true})
+	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: testenv.ReplayOnce})
 	metrics := hosted.NewMetrics()
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL, Transport: metrics.Transport(nil)})
 	if err != nil {
@@ -107,4 +108,40 @@ func BenchmarkHTTPFloor(b *testing.B) {
 // door (about 37 KiB of answer): what the door costs per answer byte.
 func BenchmarkMCPQueryRecords25(b *testing.B) {
 	benchDoorCall(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"message_bodies","limit":25,"connection_id":"`+demodata.GmailWorkConnectionID+`"}}}`)
+}
+
+// BenchmarkMCPMix is one op per round of the end-to-end benchmark's nine
+// calls (e2e/bench: schema ×2, query_records ×2, aggregate ×2, search,
+// fetch, read_record_field) through the door, so a CPU profile of it is
+// the hosted process's profile under `make bench-e2e`, minus the RS.
+func BenchmarkMCPMix(b *testing.B) {
+	work := demodata.GmailWorkConnectionID
+	long := work + "/message_bodies:" + demodata.LongBodyMessageID
+	calls := []string{
+		`"schema","arguments":{}`,
+		`"schema","arguments":{"stream":"messages","connection_id":"` + work + `"}`,
+		`"query_records","arguments":{"stream":"message_bodies","limit":25,"connection_id":"` + work + `"}`,
+		`"query_records","arguments":{"stream":"messages","limit":25,"connection_id":"` + work + `"}`,
+		`"aggregate","arguments":{"stream":"messages","metric":"count","connection_id":"` + work + `"}`,
+		`"aggregate","arguments":{"stream":"messages","metric":"count","group_by_time":"received_at","granularity":"month","connection_id":"` + work + `"}`,
+		`"search","arguments":{"q":"invoice","limit":25}`,
+		`"fetch","arguments":{"id":"` + long + `"}`,
+		`"read_record_field","arguments":{"id":"` + long + `","field_path":"body_text","q":"` + demodata.LongBodyTerm + `"}`,
+	}
+	for i, c := range calls {
+		calls[i] = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + c + `}}`
+	}
+	url, client := benchDoor(b)
+	for _, body := range calls { // verdict, schema cache and replay warm
+		benchPost(b, client, url, body)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for _, body := range calls {
+			n += benchPost(b, client, url, body)
+		}
+		b.SetBytes(int64(n))
+	}
 }
