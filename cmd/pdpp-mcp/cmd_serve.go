@@ -184,138 +184,243 @@ type serveFlags struct {
 	cfg             hostedConfig
 }
 
+// serveFlagValues are the serve flags as given (flag, else environment,
+// else default), before any of them is checked.
+type serveFlagValues struct {
+	providerURL, addr, metricsAddr, shutdown, publicURL string
+	origins, proxies, asServers, serverName             string
+	maxBody                                             int64
+	jwtIssuer, jwtAudience, jwtKeys, jwksURL            string
+	introURL, introID                                   string
+	logs                                                logFlags
+	lims                                                limitFlags
+	showVersion                                         bool
+}
+
+// defineServeFlags registers every serve flag on fs. Each string flag
+// defaults to its environment variable, which its help text names.
+func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValues {
+	v := &serveFlagValues{}
+	str := func(dst *string, name, envKey, def, usage string) {
+		fs.StringVar(dst, name, envOr(env, envKey, def), usage+" ("+envKey+")")
+	}
+	str(&v.providerURL, "provider-url", "PDPP_PROVIDER_URL", "", "PDPP resource server origin")
+	str(&v.addr, "addr", "PDPP_MCP_ADDR", "127.0.0.1:7670", "listen address HOST:PORT")
+	str(&v.metricsAddr, "metrics-addr", "PDPP_MCP_METRICS_ADDR", "", "serve /metrics on this HOST:PORT only (default: /metrics on --addr)")
+	str(&v.shutdown, "shutdown-timeout", "PDPP_MCP_SHUTDOWN_TIMEOUT", defaultShutdownTimeout.String(), "how long in-flight requests may finish after SIGTERM")
+	str(&v.publicURL, "public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: a trusted proxy's X-Forwarded-Host, else the listen address; never the Host header)")
+	str(&v.origins, "allowed-origins", "PDPP_MCP_ALLOWED_ORIGINS", "", "comma-separated browser origins allowed besides the public origin")
+	str(&v.proxies, "trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
+	str(&v.asServers, "authorization-servers", "PDPP_MCP_AUTHORIZATION_SERVERS", "", "comma-separated authorization servers to advertise (default: the RS's)")
+	str(&v.serverName, "server-name", "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName, "serverInfo name")
+	fs.Int64Var(&v.maxBody, "max-body-bytes", 0, "cap on /mcp request bodies (default 1 MiB)")
+	str(&v.jwtIssuer, "jwt-issuer", "PDPP_MCP_JWT_ISSUER", "", "verify JWT access tokens from this issuer")
+	str(&v.jwtAudience, "jwt-audience", "PDPP_MCP_JWT_AUDIENCE", "", "required JWT aud (default <public-url>/mcp)")
+	str(&v.jwtKeys, "jwt-keys", "PDPP_MCP_JWT_KEYS", "", "file with verification keys (JWKS JSON or PEM public keys)")
+	str(&v.jwksURL, "jwks-url", "PDPP_MCP_JWKS_URL", "", "JWKS URL of the issuer (fetched and cached)")
+	str(&v.introURL, "introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
+	str(&v.introID, "introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE])")
+	v.logs = addLogFlags(fs, env, "info", "json")
+	v.lims = addLimitFlags(fs, env)
+	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
+	return v
+}
+
+// configError marks a validation failure that is a configuration error
+// (exit 78: an unusable secret) rather than a usage error (exit 64).
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+
 // parseServeFlags reads flags (which beat env) and validates them. A bad
 // flag is a usage error (64); an unusable secret a configuration error
 // (78). Either happens before anything listens.
 func parseServeFlags(args []string, env func(string) string, stdout, stderr io.Writer) (serveFlags, int, bool) {
-	var f serveFlags
 	fs := flag.NewFlagSet("pdpp-mcp serve", flag.ContinueOnError)
-	str := func(name, envKey, def, usage string) *string {
-		return fs.String(name, envOr(env, envKey, def), usage+" ("+envKey+")")
-	}
-	providerURL := str("provider-url", "PDPP_PROVIDER_URL", "", "PDPP resource server origin")
-	addr := str("addr", "PDPP_MCP_ADDR", "127.0.0.1:7670", "listen address HOST:PORT")
-	metricsAddr := str("metrics-addr", "PDPP_MCP_METRICS_ADDR", "", "serve /metrics on this HOST:PORT only (default: /metrics on --addr)")
-	shutdown := str("shutdown-timeout", "PDPP_MCP_SHUTDOWN_TIMEOUT", defaultShutdownTimeout.String(), "how long in-flight requests may finish after SIGTERM")
-	publicURL := str("public-url", "PDPP_MCP_PUBLIC_URL", "", "public origin clients use, e.g. https://mcp.example.com (default: a trusted proxy's X-Forwarded-Host, else the listen address; never the Host header)")
-	origins := str("allowed-origins", "PDPP_MCP_ALLOWED_ORIGINS", "", "comma-separated browser origins allowed besides the public origin")
-	proxies := str("trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
-	asServers := str("authorization-servers", "PDPP_MCP_AUTHORIZATION_SERVERS", "", "comma-separated authorization servers to advertise (default: the RS's)")
-	serverName := str("server-name", "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName, "serverInfo name")
-	maxBody := fs.Int64("max-body-bytes", 0, "cap on /mcp request bodies (default 1 MiB)")
-	jwtIssuer := str("jwt-issuer", "PDPP_MCP_JWT_ISSUER", "", "verify JWT access tokens from this issuer")
-	jwtAudience := str("jwt-audience", "PDPP_MCP_JWT_AUDIENCE", "", "required JWT aud (default <public-url>/mcp)")
-	jwtKeys := str("jwt-keys", "PDPP_MCP_JWT_KEYS", "", "file with verification keys (JWKS JSON or PEM public keys)")
-	jwksURL := str("jwks-url", "PDPP_MCP_JWKS_URL", "", "JWKS URL of the issuer (fetched and cached)")
-	introURL := str("introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
-	introID := str("introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE])")
-	logs := addLogFlags(fs, env, "info", "json")
-	lims := addLimitFlags(fs, env)
-	showVersion := fs.Bool("version", false, "print the version and exit")
+	v := defineServeFlags(fs, env)
 	if code, ok := parseFlags(fs, serveUsage, args, stdout, stderr); !ok {
-		return f, code, false
+		return serveFlags{}, code, false
 	}
-	if *showVersion {
+	if v.showVersion {
 		fmt.Fprintln(stdout, appVersion())
-		return f, exitOK, false
+		return serveFlags{}, exitOK, false
 	}
-	fail := func(format string, a ...any) (serveFlags, int, bool) {
-		fmt.Fprintf(stderr, "pdpp-mcp serve: "+format+"\n", a...)
-		return f, exitUsage, false
-	}
-	failConfig := func(err error) (serveFlags, int, bool) {
+	f, err := v.validate(env, stderr)
+	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
-		return f, exitConfig, false
-	}
-	var err error
-	if f.logger, err = logs.logger(stderr); err != nil {
-		return fail("%v", err)
-	}
-	if f.shutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || f.shutdownTimeout <= 0 {
-		return fail("--shutdown-timeout %q: want a positive duration such as 10s", *shutdown)
-	}
-	f.metricsAddr = *metricsAddr
-	if f.metricsAddr != "" && f.metricsAddr == *addr {
-		return fail("--metrics-addr must differ from --addr")
-	}
-	if strings.TrimSpace(*providerURL) == "" {
-		return fail("missing --provider-url (or PDPP_PROVIDER_URL)")
-	}
-	norm, err := credcache.NormalizeProviderURL(*providerURL)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if *maxBody < 0 {
-		return fail("--max-body-bytes must not be negative")
-	}
-	f.addr = *addr
-	f.cfg = hostedConfig{RSURL: norm, ServerName: *serverName, AllowedOrigins: splitList(*origins),
-		AuthorizationServers: splitList(*asServers), MaxBodyBytes: *maxBody}
-	if f.cfg.Limits, err = lims.parse(); err != nil {
-		return fail("%v", err)
-	}
-	if *publicURL != "" {
-		if f.cfg.PublicURL, err = originOnly(*publicURL); err != nil {
-			return fail("--public-url: %v", err)
+		if errors.As(err, new(configError)) {
+			return serveFlags{}, exitConfig, false
 		}
-	}
-	for _, o := range f.cfg.AllowedOrigins {
-		if _, err := originOnly(o); err != nil {
-			return fail("--allowed-origins %q: %v", o, err)
-		}
-	}
-	if f.cfg.TrustedProxies, err = parsePrefixes(*proxies); err != nil {
-		return fail("--trusted-proxies: %v", err)
-	}
-	secret, source, err := secretFromEnv(env, "PDPP_MCP_CURSOR_SECRET")
-	if err != nil {
-		return failConfig(err)
-	}
-	if source != "" {
-		if f.cfg.CursorKey, err = cursorKeyFromSecret(secret, source); err != nil {
-			return failConfig(err)
-		}
-	}
-	if *jwtIssuer != "" || *jwtKeys != "" || *jwksURL != "" {
-		jo := &bearerauth.JWTOptions{Issuer: *jwtIssuer, Audience: *jwtAudience, JWKSURL: *jwksURL}
-		switch {
-		case jo.Issuer == "":
-			return fail("--jwt-keys/--jwks-url need --jwt-issuer")
-		case *jwtKeys == "" && *jwksURL == "":
-			return fail("--jwt-issuer needs --jwt-keys or --jwks-url")
-		case jo.Audience == "" && f.cfg.PublicURL == "":
-			return fail("--jwt-issuer needs --public-url (or --jwt-audience): the audience must not come from request headers")
-		}
-		if *jwksURL != "" {
-			if err := checkAuthorityURL(*jwksURL); err != nil {
-				return fail("--jwks-url: %v", err)
-			}
-		}
-		if *jwtKeys != "" {
-			raw, err := readBounded(*jwtKeys, 256<<10)
-			if err != nil {
-				return fail("--jwt-keys: %v", err)
-			}
-			if jo.Keys, err = bearerauth.ParseKeySet(raw); err != nil {
-				return fail("--jwt-keys %s: %v", *jwtKeys, err)
-			}
-		}
-		f.cfg.Auth.JWT = jo
-	}
-	if *introURL != "" {
-		if err := checkAuthorityURL(*introURL); err != nil {
-			return fail("--introspection-url: %v", err)
-		}
-		secret, _, err := secretFromEnv(env, "PDPP_MCP_INTROSPECTION_CLIENT_SECRET")
-		if err != nil {
-			return failConfig(err)
-		}
-		if (*introID == "") != (secret == "") {
-			return fail("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE], or neither")
-		}
-		f.cfg.Auth.Introspection = &bearerauth.IntrospectionOptions{URL: *introURL, ClientID: *introID, ClientSecret: secret}
+		return serveFlags{}, exitUsage, false
 	}
 	return f, exitOK, true
+}
+
+// validate checks the flags in the order their errors are reported and
+// builds the serve configuration; the logger writes to stderr.
+func (v *serveFlagValues) validate(env func(string) string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
+	var err error
+	if f.logger, err = v.logs.logger(stderr); err != nil {
+		return f, err
+	}
+	if f.shutdownTimeout, err = time.ParseDuration(v.shutdown); err != nil || f.shutdownTimeout <= 0 {
+		return f, fmt.Errorf("--shutdown-timeout %q: want a positive duration such as 10s", v.shutdown)
+	}
+	if v.metricsAddr != "" && v.metricsAddr == v.addr {
+		return f, errors.New("--metrics-addr must differ from --addr")
+	}
+	f.addr, f.metricsAddr = v.addr, v.metricsAddr
+	f.cfg, err = v.hostedConfig(env)
+	return f, err
+}
+
+// hostedConfig checks the flags that configure the hosted adapter itself:
+// the RS, request limits, origins and proxies, the cursor secret and the
+// bearer verification.
+func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, error) {
+	norm, err := v.normalizedProviderURL()
+	if err != nil {
+		return hostedConfig{}, err
+	}
+	if v.maxBody < 0 {
+		return hostedConfig{}, errors.New("--max-body-bytes must not be negative")
+	}
+	cfg := hostedConfig{RSURL: norm, ServerName: v.serverName, AllowedOrigins: splitList(v.origins),
+		AuthorizationServers: splitList(v.asServers), MaxBodyBytes: v.maxBody}
+	if cfg.Limits, err = v.lims.parse(); err != nil {
+		return cfg, err
+	}
+	if cfg.PublicURL, err = v.checkedOrigins(cfg.AllowedOrigins); err != nil {
+		return cfg, err
+	}
+	if cfg.TrustedProxies, err = parsePrefixes(v.proxies); err != nil {
+		return cfg, fmt.Errorf("--trusted-proxies: %v", err)
+	}
+	if cfg.CursorKey, err = cursorKeyFromEnv(env); err != nil {
+		return cfg, err
+	}
+	if cfg.Auth.JWT, err = v.jwtOptions(cfg.PublicURL); err != nil {
+		return cfg, err
+	}
+	cfg.Auth.Introspection, err = v.introspectionOptions(env)
+	return cfg, err
+}
+
+// normalizedProviderURL is the required --provider-url in canonical form.
+func (v *serveFlagValues) normalizedProviderURL() (string, error) {
+	if strings.TrimSpace(v.providerURL) == "" {
+		return "", errors.New("missing --provider-url (or PDPP_PROVIDER_URL)")
+	}
+	return credcache.NormalizeProviderURL(v.providerURL)
+}
+
+// checkedOrigins validates --public-url (returned as an origin, "" when
+// unset) and then every --allowed-origins entry.
+func (v *serveFlagValues) checkedOrigins(allowed []string) (string, error) {
+	var public string
+	if v.publicURL != "" {
+		var err error
+		if public, err = originOnly(v.publicURL); err != nil {
+			return "", fmt.Errorf("--public-url: %v", err)
+		}
+	}
+	for _, o := range allowed {
+		if _, err := originOnly(o); err != nil {
+			return "", fmt.Errorf("--allowed-origins %q: %v", o, err)
+		}
+	}
+	return public, nil
+}
+
+// cursorKeyFromEnv derives the cursor signing key from
+// PDPP_MCP_CURSOR_SECRET[_FILE]; nil when neither is set. Every failure
+// is a configuration error.
+func cursorKeyFromEnv(env func(string) string) (*contentladder.CursorKey, error) {
+	secret, source, err := secretFromEnv(env, "PDPP_MCP_CURSOR_SECRET")
+	if err != nil {
+		return nil, configError{err}
+	}
+	if source == "" {
+		return nil, nil
+	}
+	key, err := cursorKeyFromSecret(secret, source)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return key, nil
+}
+
+// jwtOptions is the JWT verification the --jwt-*/--jwks-url flags ask
+// for, nil when none is set.
+func (v *serveFlagValues) jwtOptions(publicURL string) (*bearerauth.JWTOptions, error) {
+	if v.jwtIssuer == "" && v.jwtKeys == "" && v.jwksURL == "" {
+		return nil, nil
+	}
+	if err := v.checkJWTFlagsTogether(publicURL); err != nil {
+		return nil, err
+	}
+	jo := &bearerauth.JWTOptions{Issuer: v.jwtIssuer, Audience: v.jwtAudience, JWKSURL: v.jwksURL}
+	if v.jwksURL != "" {
+		if err := checkAuthorityURL(v.jwksURL); err != nil {
+			return nil, fmt.Errorf("--jwks-url: %v", err)
+		}
+	}
+	if v.jwtKeys != "" {
+		var err error
+		if jo.Keys, err = loadKeyFile(v.jwtKeys); err != nil {
+			return nil, err
+		}
+	}
+	return jo, nil
+}
+
+// checkJWTFlagsTogether requires the JWT flags that only work together:
+// an issuer, a source of keys, and an audience that is configured rather
+// than taken from request headers.
+func (v *serveFlagValues) checkJWTFlagsTogether(publicURL string) error {
+	switch {
+	case v.jwtIssuer == "":
+		return errors.New("--jwt-keys/--jwks-url need --jwt-issuer")
+	case v.jwtKeys == "" && v.jwksURL == "":
+		return errors.New("--jwt-issuer needs --jwt-keys or --jwks-url")
+	case v.jwtAudience == "" && publicURL == "":
+		return errors.New("--jwt-issuer needs --public-url (or --jwt-audience): the audience must not come from request headers")
+	}
+	return nil
+}
+
+// loadKeyFile reads and parses the --jwt-keys file (JWKS JSON or PEM).
+func loadKeyFile(path string) ([]bearerauth.VerificationKey, error) {
+	raw, err := readBounded(path, 256<<10)
+	if err != nil {
+		return nil, fmt.Errorf("--jwt-keys: %v", err)
+	}
+	keys, err := bearerauth.ParseKeySet(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--jwt-keys %s: %v", path, err)
+	}
+	return keys, nil
+}
+
+// introspectionOptions is the RFC 7662 introspection --introspection-url
+// asks for, nil without one. The client id and secret come together or
+// not at all; a broken secret variable is a configuration error.
+func (v *serveFlagValues) introspectionOptions(env func(string) string) (*bearerauth.IntrospectionOptions, error) {
+	if v.introURL == "" {
+		return nil, nil
+	}
+	if err := checkAuthorityURL(v.introURL); err != nil {
+		return nil, fmt.Errorf("--introspection-url: %v", err)
+	}
+	secret, _, err := secretFromEnv(env, "PDPP_MCP_INTROSPECTION_CLIENT_SECRET")
+	if err != nil {
+		return nil, configError{err}
+	}
+	if (v.introID == "") != (secret == "") {
+		return nil, errors.New("introspection needs both --introspection-client-id and PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE], or neither")
+	}
+	return &bearerauth.IntrospectionOptions{URL: v.introURL, ClientID: v.introID, ClientSecret: secret}, nil
 }
 
 // originOnly validates an http(s) origin (no path beyond "/", no query,
