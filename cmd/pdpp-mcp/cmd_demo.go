@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -40,29 +41,50 @@ loopback, and prints copy-paste setup for MCP hosts. Stop with Ctrl-C.
 flags:
 `
 
+// demoFlags are the checked demo flags.
+type demoFlags struct {
+	addr, rsAddr, cacheRoot string
+	asJSON                  bool
+	// rsAddrChosen: --rs-addr was given, so it must bind (no fallback).
+	rsAddrChosen bool
+	logger       *slog.Logger
+}
+
+// parseDemoFlags reads the demo flags and checks them: a bad log setting
+// or an address off loopback is a usage error (64).
+func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Writer) (demoFlags, int, bool) {
+	var d demoFlags
+	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
+	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
+	fs.BoolVar(&d.asJSON, "json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
+	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
+	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
+	logs := addLogFlags(fs, env, "warn", "text")
+	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
+		return d, code, false
+	}
+	d.rsAddrChosen = flagSet(fs, "rs-addr")
+	var err error
+	if d.logger, err = logs.logger(stderr); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
+	for _, a := range []string{d.addr, d.rsAddr} {
+		if err := requireLoopback(a); err != nil {
+			fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+			return d, exitUsage, false
+		}
+	}
+	return d, exitOK, true
+}
+
 // runDemo serves the mock RS (demo data) and the hosted adapter on
 // loopback, writes a demo credential cache for the stdio adapter, prints
 // copy-paste setup, and runs until interrupted.
 func runDemo(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
-	addr := fs.String("addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
-	asJSON := fs.Bool("json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
-	rsAddr := fs.String("rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
-	cacheRoot := fs.String("cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
-	logs := addLogFlags(fs, env, "warn", "text")
-	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
+	d, code, ok := parseDemoFlags(args, env, stdout, stderr)
+	if !ok {
 		return code
-	}
-	logger, err := logs.logger(stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
-		return exitUsage
-	}
-	for _, a := range []string{*addr, *rsAddr} {
-		if err := requireLoopback(a); err != nil {
-			fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
-			return exitUsage
-		}
 	}
 	ds, err := demodata.Build(demodata.Options{})
 	if err != nil {
@@ -77,7 +99,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
 	}
-	rsSrv, note, err := startDemoRS(*rsAddr, flagSet(fs, "rs-addr"), rs)
+	rsSrv, note, err := startDemoRS(d.rsAddr, d.rsAddrChosen, rs)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: mock RS: %v\n", err)
 		return exitFailure
@@ -97,21 +119,18 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 
-	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: logger})
+	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger})
 	if err != nil {
 		return fail("%v", err)
 	}
-	wantRoot := demoCacheRoot(*cacheRoot, stderr)
-	// The stdio setup lasts when both things it names do: the RS port
-	// (not a fallback, not port 0) and the cache (not a temporary one).
-	_, port, _ := net.SplitHostPort(*rsAddr)
-	lasting := note == "" && port != "0" && wantRoot != ""
+	wantRoot := demoCacheRoot(d.cacheRoot, stderr)
+	lasting := demoSetupLasts(d.rsAddr, note, wantRoot)
 	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
 	if err != nil {
 		return fail("credential cache: %v", err)
 	}
 	defer cleanup()
-	adSrv, err := startHTTP(*addr, handler)
+	adSrv, err := startHTTP(d.addr, handler)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -119,7 +138,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	sum := rs.Summary(rsSrv.URL)
 	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, AuthorizationServer: sum.AuthorizationServer,
 		Bearer: grantToken(ds, demodata.GmailGrantID), Grants: sum.Grants, CacheRoot: root}
-	if *asJSON {
+	if d.asJSON {
 		line, _ := json.Marshal(ready)
 		fmt.Fprintln(stdout, string(line))
 	} else {
@@ -134,6 +153,15 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 	return exitOK
+}
+
+// demoSetupLasts reports whether the printed stdio setup survives a demo
+// restart: it does when both things it names last, the RS port (not a
+// fallback, note is empty; not port 0) and the cache (not a temporary
+// one, wantRoot is set).
+func demoSetupLasts(rsAddr, note, wantRoot string) bool {
+	_, port, _ := net.SplitHostPort(rsAddr)
+	return note == "" && port != "0" && wantRoot != ""
 }
 
 // requireLoopback keeps the demo (which prints working bearers) off any
