@@ -156,47 +156,108 @@ func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error)
 		return nil, "", err
 	}
 	norm, _ := NormalizeProviderURL(providerURL)
-	guidance := fmt.Sprintf("Run `pdpp connect %s` and try again.", norm)
-	f, err := os.Open(path)
+	l := cacheLoad{path: path, norm: norm, guidance: fmt.Sprintf("Run `pdpp connect %s` and try again.", norm)}
+	cf, err := l.readFile()
+	if err != nil {
+		return nil, path, err
+	}
+	if err := l.refuseOwner(cf); err != nil {
+		return nil, path, err
+	}
+	if err := l.checkProviderURL(cf); err != nil {
+		return nil, path, err
+	}
+	tokens, expired, unusable := usableTokens(cf, now)
+	if len(tokens) > 0 {
+		return tokens, path, nil
+	}
+	return nil, path, l.noTokenError(expired, unusable)
+}
+
+// cacheLoad is one Load of one provider's cache file: what its error
+// messages name (the file, the provider) and the guidance they end with.
+type cacheLoad struct {
+	path, norm, guidance string
+}
+
+// readFile reads and decodes the cache file, bounded in size. A missing
+// file means the provider was never connected.
+func (l cacheLoad) readFile() (*cacheFile, error) {
+	f, err := os.Open(l.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, path, &CredentialError{CredNotConnected, fmt.Sprintf("No scoped PDPP credential cached for %s (%s). %s", norm, path, guidance)}
+		return nil, &CredentialError{CredNotConnected, fmt.Sprintf("No scoped PDPP credential cached for %s (%s). %s", l.norm, l.path, l.guidance)}
 	}
 	if err != nil {
-		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("cannot read %s: %v. %s", path, err, guidance)}
+		return nil, &CredentialError{CredInvalid, fmt.Sprintf("cannot read %s: %v. %s", l.path, err, l.guidance)}
 	}
 	defer f.Close()
 	raw, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
 	if err != nil || len(raw) > maxCredentialFile {
-		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is unreadable or too large. %s", path, guidance)}
+		return nil, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is unreadable or too large. %s", l.path, l.guidance)}
 	}
 	var cf cacheFile
 	if err := json.Unmarshal(raw, &cf); err != nil {
-		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is not valid JSON. %s", path, guidance)}
+		return nil, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is not valid JSON. %s", l.path, l.guidance)}
 	}
+	return &cf, nil
+}
+
+// refuseOwner refuses the whole file when it or any entry is labelled
+// owner. It runs before anything else in the file is used, so an owner
+// token is never handed to the RS client.
+func (l cacheLoad) refuseOwner(cf *cacheFile) error {
+	owner := anyOwner(cf.PDPPTokenKind, cf.TokenKind, cf.Kind, cf.Role)
+	for _, c := range cf.entries() {
+		owner = owner || c.isOwner()
+	}
+	if owner {
+		return &CredentialError{CredOwnerRefused, fmt.Sprintf("Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter.", l.norm)}
+	}
+	return nil
+}
+
+// checkProviderURL refuses a file written for another provider URL. The
+// file name keys on host:port only; a credential issued for https://host
+// must not be sent to http://host (or another path).
+func (l cacheLoad) checkProviderURL(cf *cacheFile) error {
+	if cf.ProviderURL == "" {
+		return nil
+	}
+	if cached, err := NormalizeProviderURL(cf.ProviderURL); err != nil || cached != l.norm {
+		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s was written for another provider URL, not %s. %s", l.path, l.norm, l.guidance)}
+	}
+	return nil
+}
+
+// noTokenError explains why no token was usable, most telling reason
+// first: some expired, else some unusable, else none at all.
+func (l cacheLoad) noTokenError(expired, unusable int) error {
+	switch {
+	case expired > 0:
+		return &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", l.norm, l.guidance)}
+	case unusable > 0:
+		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s holds no usable Bearer token (wrong token_type or malformed token). %s", l.path, l.guidance)}
+	default:
+		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token. %s", l.path, l.guidance)}
+	}
+}
+
+// entries are the file's credentials in file order: the single-grant
+// `credential` first, then the `credentials` array.
+func (cf *cacheFile) entries() []cachedCredential {
 	all := cf.Credentials
 	if cf.Credential != nil {
 		all = append([]cachedCredential{*cf.Credential}, all...)
 	}
-	owner := anyOwner(cf.PDPPTokenKind, cf.TokenKind, cf.Kind, cf.Role)
-	for _, c := range all {
-		owner = owner || c.isOwner()
-	}
-	if owner {
-		// Checked before anything else in the file is used, so an owner
-		// token is never handed to the RS client.
-		return nil, path, &CredentialError{CredOwnerRefused, fmt.Sprintf("Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter.", norm)}
-	}
-	if cf.ProviderURL != "" {
-		// The file name keys on host:port only; a credential issued for
-		// https://host must not be sent to http://host (or another path).
-		if cached, err := NormalizeProviderURL(cf.ProviderURL); err != nil || cached != norm {
-			return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s was written for another provider URL, not %s. %s", path, norm, guidance)}
-		}
-	}
-	var tokens []Token
+	return all
+}
+
+// usableTokens are the file's usable tokens in file order without
+// duplicates, with counts of the entries skipped as expired and as not a
+// usable bearer. An unparseable expires_at counts as no expiry.
+func usableTokens(cf *cacheFile, now time.Time) (tokens []Token, expired, unusable int) {
 	seen := map[string]bool{}
-	expired, unusable := 0, 0
-	for _, c := range all {
+	for _, c := range cf.entries() {
 		tok := strings.TrimSpace(c.AccessToken)
 		if tok == "" || seen[tok] {
 			continue
@@ -213,18 +274,9 @@ func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error)
 			continue
 		}
 		seen[tok] = true
-		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp, ClientLabelled: c.clientLabelled(&cf)})
+		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp, ClientLabelled: c.clientLabelled(cf)})
 	}
-	switch {
-	case len(tokens) > 0:
-		return tokens, path, nil
-	case expired > 0:
-		return nil, path, &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", norm, guidance)}
-	case unusable > 0:
-		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s holds no usable Bearer token (wrong token_type or malformed token). %s", path, guidance)}
-	default:
-		return nil, path, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token. %s", path, guidance)}
-	}
+	return tokens, expired, unusable
 }
 
 // usableBearer accepts a token the adapter can send as `Authorization:
