@@ -157,62 +157,115 @@ func ParseFlags(s string) (Caps, error) {
 	var firstErr error
 	seen := map[string]bool{}
 	for _, tok := range strings.Split(s, ",") {
-		name, val, hasVal := strings.Cut(tok, "=")
-		err := func() string {
-			if seen[name] {
-				return "duplicate token"
-			}
-			seen[name] = true
-			switch name {
-			case "t", "role":
-				if !hasVal || val == "" || !validList(val) {
-					return "needs a non-empty value"
-				}
-				if name == "t" {
-					c.Type = val
-				} else if strings.Contains(val, "|") {
-					return "role takes one value"
-				} else {
-					c.Role = val
-				}
-			case "g":
-				if val != "false" {
-					return `only "g=false" is defined`
-				}
-				c.Granted = false
-			case "eq", "lex", "sem":
-				capb, _, msg := parseCap(val, hasVal, false)
-				if msg != "" {
-					return msg
-				}
-				*capField(&c, name) = capb
-			case "r":
-				capb, ops, msg := parseCap(val, hasVal, true)
-				if msg != "" {
-					return msg
-				}
-				c.Range, c.RangeOps = capb, ops
-			case "a":
-				if !hasVal || val == "" || !validList(val) {
-					return "needs kinds joined by |"
-				}
-				kinds := strings.Split(val, "|")
-				if len(canonicalAggs(kinds)) != len(kinds) {
-					return "duplicate aggregation kind"
-				}
-				c.Aggs = canonicalAggs(kinds)
-			case "declared":
-				return `"declared" must stand alone`
-			default:
-				return "unknown token"
-			}
-			return ""
-		}()
-		if err != "" && firstErr == nil {
-			firstErr = &FlagError{Flags: s, Token: tok, Reason: err}
+		if reason := applyFlagToken(&c, tok, seen); reason != "" && firstErr == nil {
+			firstErr = &FlagError{Flags: s, Token: tok, Reason: reason}
 		}
 	}
 	return c, firstErr
+}
+
+// flagToken is one comma-separated token of a flag string, split at its
+// first "=".
+type flagToken struct {
+	name, val string
+	hasVal    bool
+}
+
+// applyFlagToken parses tok into c and returns why it is rejected, "" when
+// it is not. A token name counts as seen even when its value is rejected,
+// so a second one is a duplicate either way.
+func applyFlagToken(c *Caps, tok string, seen map[string]bool) string {
+	name, val, hasVal := strings.Cut(tok, "=")
+	if seen[name] {
+		return "duplicate token"
+	}
+	seen[name] = true
+	parse, ok := flagTokenParsers[name]
+	if !ok {
+		return "unknown token"
+	}
+	return parse(c, flagToken{name: name, val: val, hasVal: hasVal})
+}
+
+// flagTokenParsers read each known token name into Caps. Each returns the
+// reason a token is rejected ("" when accepted) and leaves Caps unchanged
+// when it rejects one.
+var flagTokenParsers = map[string]func(*Caps, flagToken) string{
+	"t":    parseTypeToken,
+	"role": parseRoleToken,
+	"g":    parseGrantedToken,
+	"eq":   parseCapToken,
+	"lex":  parseCapToken,
+	"sem":  parseCapToken,
+	"r":    parseRangeToken,
+	"a":    parseAggsToken,
+	"declared": func(*Caps, flagToken) string {
+		return `"declared" must stand alone`
+	},
+}
+
+// parseTypeToken reads t=<type>[|<type>...].
+func parseTypeToken(c *Caps, t flagToken) string {
+	if !t.hasVal || t.val == "" || !validList(t.val) {
+		return "needs a non-empty value"
+	}
+	c.Type = t.val
+	return ""
+}
+
+// parseRoleToken reads role=<role>: one value, never a list.
+func parseRoleToken(c *Caps, t flagToken) string {
+	if !t.hasVal || t.val == "" || !validList(t.val) {
+		return "needs a non-empty value"
+	}
+	if strings.Contains(t.val, "|") {
+		return "role takes one value"
+	}
+	c.Role = t.val
+	return ""
+}
+
+// parseGrantedToken reads g=false, the only form of g.
+func parseGrantedToken(c *Caps, t flagToken) string {
+	if t.val != "false" {
+		return `only "g=false" is defined`
+	}
+	c.Granted = false
+	return ""
+}
+
+// parseCapToken reads eq, lex or sem into the capability it names.
+func parseCapToken(c *Caps, t flagToken) string {
+	capb, _, msg := parseCap(t.val, t.hasVal, false)
+	if msg != "" {
+		return msg
+	}
+	*capField(c, t.name) = capb
+	return ""
+}
+
+// parseRangeToken reads r, which may list its operators.
+func parseRangeToken(c *Caps, t flagToken) string {
+	capb, ops, msg := parseCap(t.val, t.hasVal, true)
+	if msg != "" {
+		return msg
+	}
+	c.Range, c.RangeOps = capb, ops
+	return ""
+}
+
+// parseAggsToken reads a=<kind>|<kind>..., each kind at most once, into
+// canonical order.
+func parseAggsToken(c *Caps, t flagToken) string {
+	if !t.hasVal || t.val == "" || !validList(t.val) {
+		return "needs kinds joined by |"
+	}
+	kinds := strings.Split(t.val, "|")
+	if len(canonicalAggs(kinds)) != len(kinds) {
+		return "duplicate aggregation kind"
+	}
+	c.Aggs = canonicalAggs(kinds)
+	return ""
 }
 
 func capField(c *Caps, name string) *Capability {
