@@ -97,62 +97,93 @@ func parseJWKS(data []byte) ([]VerificationKey, error) {
 	return out, nil
 }
 
+// publicKey turns one JWK into the key it describes, checked for its key
+// type (kty) by the matching step below; any other kty is refused.
 func (k jwk) publicKey() (crypto.PublicKey, error) {
 	switch k.Kty {
 	case "RSA":
-		n, err1 := b64Int(k.N)
-		e, err2 := b64Int(k.E)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, err
-		}
-		if n.BitLen() < 2048 || !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31 {
-			return nil, errors.New("RSA key too small or exponent out of range")
-		}
-		return &rsa.PublicKey{N: n, E: int(e.Int64())}, nil
+		return k.rsaKey()
 	case "EC":
-		var curve elliptic.Curve
-		switch k.Crv {
-		case "P-256":
-			curve = elliptic.P256()
-		case "P-384":
-			curve = elliptic.P384()
-		case "P-521":
-			curve = elliptic.P521()
-		default:
-			return nil, fmt.Errorf("unsupported curve %q", k.Crv)
-		}
-		x, err1 := b64Int(k.X)
-		y, err2 := b64Int(k.Y)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, err
-		}
-		size := (curve.Params().BitSize + 7) / 8
-		raw := make([]byte, 1+2*size)
-		raw[0] = 4 // uncompressed point
-		if x.BitLen() > size*8 || y.BitLen() > size*8 {
-			return nil, errors.New("EC coordinates too large")
-		}
-		x.FillBytes(raw[1 : 1+size])
-		y.FillBytes(raw[1+size:])
-		// ParseUncompressedPublicKey rejects points not on the curve.
-		return ecdsa.ParseUncompressedPublicKey(curve, raw)
+		return k.ecKey()
 	case "OKP":
-		if k.Crv != "Ed25519" {
-			return nil, fmt.Errorf("unsupported OKP curve %q", k.Crv)
-		}
-		x, err := base64.RawURLEncoding.DecodeString(k.X)
-		if err != nil || len(x) != ed25519.PublicKeySize {
-			return nil, errors.New("invalid Ed25519 key")
-		}
-		return ed25519.PublicKey(x), nil
+		return k.ed25519Key()
 	case "oct":
-		secret, err := base64.RawURLEncoding.DecodeString(k.K)
-		if err != nil || len(secret) < 32 {
-			return nil, errors.New("HMAC secret must be at least 32 bytes, base64url")
-		}
-		return secret, nil
+		return k.hmacSecret()
 	}
 	return nil, fmt.Errorf("unsupported kty %q", k.Kty)
+}
+
+// rsaKey reads an RSA key (n, e), refusing moduli under 2048 bits and
+// exponents outside [3, 2^31].
+func (k jwk) rsaKey() (crypto.PublicKey, error) {
+	n, err1 := b64Int(k.N)
+	e, err2 := b64Int(k.E)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	if n.BitLen() < 2048 || !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31 {
+		return nil, errors.New("RSA key too small or exponent out of range")
+	}
+	return &rsa.PublicKey{N: n, E: int(e.Int64())}, nil
+}
+
+// ecKey reads an ECDSA key (crv, x, y) on P-256, P-384 or P-521; the
+// point must fit the curve's size and lie on the curve.
+func (k jwk) ecKey() (crypto.PublicKey, error) {
+	curve, err := jwkCurve(k.Crv)
+	if err != nil {
+		return nil, err
+	}
+	x, err1 := b64Int(k.X)
+	y, err2 := b64Int(k.Y)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	size := (curve.Params().BitSize + 7) / 8
+	raw := make([]byte, 1+2*size)
+	raw[0] = 4 // uncompressed point
+	if x.BitLen() > size*8 || y.BitLen() > size*8 {
+		return nil, errors.New("EC coordinates too large")
+	}
+	x.FillBytes(raw[1 : 1+size])
+	y.FillBytes(raw[1+size:])
+	// ParseUncompressedPublicKey rejects points not on the curve.
+	return ecdsa.ParseUncompressedPublicKey(curve, raw)
+}
+
+// jwkCurve is the NIST curve a JWK crv names; no other curve is accepted.
+func jwkCurve(crv string) (elliptic.Curve, error) {
+	switch crv {
+	case "P-256":
+		return elliptic.P256(), nil
+	case "P-384":
+		return elliptic.P384(), nil
+	case "P-521":
+		return elliptic.P521(), nil
+	}
+	return nil, fmt.Errorf("unsupported curve %q", crv)
+}
+
+// ed25519Key reads an OKP key, which must be on Ed25519 and exactly
+// ed25519.PublicKeySize bytes.
+func (k jwk) ed25519Key() (crypto.PublicKey, error) {
+	if k.Crv != "Ed25519" {
+		return nil, fmt.Errorf("unsupported OKP curve %q", k.Crv)
+	}
+	x, err := base64.RawURLEncoding.DecodeString(k.X)
+	if err != nil || len(x) != ed25519.PublicKeySize {
+		return nil, errors.New("invalid Ed25519 key")
+	}
+	return ed25519.PublicKey(x), nil
+}
+
+// hmacSecret reads an oct key: an HMAC secret of at least 32 bytes.
+func (k jwk) hmacSecret() (crypto.PublicKey, error) {
+	secret, err := base64.RawURLEncoding.DecodeString(k.K)
+	if err != nil || len(secret) < 32 {
+		return nil, errors.New("HMAC secret must be at least 32 bytes, base64url")
+	}
+	return secret, nil
 }
 
 func b64Int(s string) (*big.Int, error) {
