@@ -159,40 +159,71 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 // presence, method, media types, size, then the bearer's verdict and token
 // kind. Only a client token reaches mcp-go.
 func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
+	bearer, ok := h.admit(w, r)
+	if !ok {
+		return
+	}
+	g := adapter.NewGrant(bearer)
+	if !h.authorize(w, r, bearer, g) {
+		return
+	}
+	body, ok := h.readMCPBody(w, r)
+	if !ok {
+		return
+	}
+	h.forward(w, r, bearer, g, body)
+}
+
+// admit runs the checks that cost no authority call and returns the
+// request's bearer; when one fails it has answered and ok is false. The
+// order is what clients see: Origin, then the bearer's presence, then the
+// Host (DNS rebinding), then method, media types and size.
+func (h *hosted) admit(w http.ResponseWriter, r *http.Request) (bearer string, ok bool) {
 	if !h.originAllowed(r) {
 		writeHTTPError(w, http.StatusForbidden, "forbidden_origin", "this Origin may not call the MCP endpoint", nil)
-		return
+		return "", false
 	}
 	// A request without a bearer learns first that it needs one (with the
 	// challenge that starts sign-in), as the RS answers 401 before
 	// anything else; method and media types are checked next.
-	bearer, ok := bearerToken(r.Header.Values("Authorization"))
+	bearer, ok = bearerToken(r.Header.Values("Authorization"))
 	if !ok {
 		h.opts.Metrics.observeAuth(authMissing)
 		h.challenge(w, r, "Missing or malformed Bearer token")
-		return
+		return "", false
 	}
 	if rejectDNSRebinding(w, r) { // before the bearer is verified or the body read
-		return
+		return "", false
 	}
-	if r.Method != http.MethodPost {
+	if rejectRequestShape(w, r, h.opts.MaxBodyBytes) {
+		return "", false
+	}
+	return bearer, true
+}
+
+// rejectRequestShape answers a request this stateless JSON endpoint
+// cannot take (not POST, not JSON, not accepting JSON, a declared body
+// over maxBody) and reports whether it did.
+func rejectRequestShape(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
+	switch {
+	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
 		writeHTTPError(w, http.StatusMethodNotAllowed, "method_not_allowed", "this stateless endpoint accepts POST only", nil)
-		return
-	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
+	case !isJSONContentType(r.Header.Get("Content-Type")):
 		writeHTTPError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON-RPC with Content-Type: application/json", nil)
-		return
-	}
-	if !acceptsJSON(r.Header.Values("Accept")) {
+	case !acceptsJSON(r.Header.Values("Accept")):
 		writeHTTPError(w, http.StatusNotAcceptable, "not_acceptable", "this endpoint answers application/json; include it in Accept", nil)
-		return
-	}
-	if r.ContentLength > h.opts.MaxBodyBytes {
+	case r.ContentLength > maxBody:
 		tooLarge(w)
-		return
+	default:
+		return false
 	}
-	g := adapter.NewGrant(bearer)
+	return true
+}
+
+// authorize gets the bearer's verdict, remembered or fresh, and reports
+// whether it is a client token; otherwise it has answered.
+func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string, g adapter.Grant) bool {
 	v, err, known := h.auth.Remembered(bearer)
 	if !known {
 		// Only a request that would start an authority call spends the
@@ -202,38 +233,57 @@ func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 			h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
 			w.Header().Set("Retry-After", "1")
 			writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
-			return
+			return false
 		}
 		vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
 		v, err = h.auth.Verify(vctx, bearer)
 		cancel()
 	}
+	return h.acceptVerdict(w, r, v, err, g)
+}
+
+// acceptVerdict reports whether the verdict admits the request (a client
+// token); otherwise it answers: 503 when no verdict could be had, the 401
+// challenge for an invalid token, 403 for any other kind.
+func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearerauth.Verdict, err error, g adapter.Grant) bool {
 	switch {
 	case err != nil:
 		h.opts.Metrics.observeAuth(authUnavailable)
 		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
 		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
-		return
+		return false
 	case v == bearerauth.VerdictInvalid:
 		h.opts.Metrics.observeAuth(authInvalid)
 		h.challenge(w, r, "Invalid or expired token")
-		return
+		return false
 	case v != bearerauth.VerdictClient:
 		h.opts.Metrics.observeAuth(authRefused)
 		h.log.Info("refused non-client token", "token", g.Key)
 		writeHTTPError(w, http.StatusForbidden, "permission_error",
 			"MCP requires a grant-scoped client token; owner and control-plane tokens are refused", nil)
-		return
+		return false
 	}
+	return true
+}
+
+// readMCPBody reads the request body within MaxBodyBytes; when it cannot
+// (too large, unreadable) it has answered and ok is false.
+func (h *hosted) readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	body, err := readBody(r, h.opts.MaxBodyBytes)
 	if errors.Is(err, errBodyTooLarge) {
 		tooLarge(w)
-		return
+		return nil, false
 	}
 	if err != nil {
 		writeHTTPError(w, http.StatusBadRequest, "bad_request", "the request body could not be read", nil)
-		return
+		return nil, false
 	}
+	return body, true
+}
+
+// forward hands the verified request to mcp-go and answers with its
+// response, unless the RS refused the bearer during the call.
+func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, g adapter.Grant, body []byte) {
 	// The answer is held until the call ends: when the RS refused the
 	// bearer mid-call (expired since it was verified), the client gets the
 	// HTTP 401 challenge that makes it refresh, never a tool result.
