@@ -35,38 +35,53 @@ func parseFilter(raw json.RawMessage) (rsclient.Filter, *toolError) {
 	}
 	out := make(rsclient.Filter, 0, len(fields))
 	for _, f := range fields {
-		if f.key == "" || strings.ContainsAny(f.key, "[]") {
-			return nil, newAdapterError("invalid_filter", fmt.Sprintf("filter field %q must be a plain field name from schema, not bracket syntax", f.key))
+		ff, te := parseFilterField(f)
+		if te != nil {
+			return nil, te
 		}
-		trimmed := bytes.TrimSpace(f.value)
-		if len(trimmed) > 0 && trimmed[0] == '{' {
-			ops, err := orderedObject(trimmed)
-			if err != nil || len(ops) == 0 {
-				return nil, newAdapterError("invalid_filter", fmt.Sprintf("filter range on %q needs at least one of gte, gt, lte, lt", f.key))
-			}
-			ff := rsclient.FilterField{Field: f.key}
-			for _, op := range ops {
-				switch op.key {
-				case "gte", "gt", "lte", "lt":
-				default:
-					return nil, newAdapterError("invalid_filter", fmt.Sprintf("unsupported range operator %q on %q; use gte, gt, lte or lt", op.key, f.key))
-				}
-				v, ok := scalarValue(op.value)
-				if !ok {
-					return nil, newAdapterError("invalid_filter", fmt.Sprintf("filter %s.%s must be a string, number or boolean", f.key, op.key))
-				}
-				ff.Range = append(ff.Range, rsclient.RangeBound{Op: op.key, Value: v})
-			}
-			out = append(out, ff)
-			continue
-		}
-		v, ok := scalarValue(trimmed)
-		if !ok {
-			return nil, newAdapterError("invalid_filter", fmt.Sprintf("filter %q must be a string, number, boolean or a range object", f.key))
-		}
-		out = append(out, rsclient.FilterField{Field: f.key, Value: v})
+		out = append(out, ff)
 	}
 	return out, nil
+}
+
+// parseFilterField parses one filter member: a plain field name with a
+// scalar to match or a range object.
+func parseFilterField(f kv) (rsclient.FilterField, *toolError) {
+	if f.key == "" || strings.ContainsAny(f.key, "[]") {
+		return rsclient.FilterField{}, newAdapterError("invalid_filter", fmt.Sprintf("filter field %q must be a plain field name from schema, not bracket syntax", f.key))
+	}
+	trimmed := bytes.TrimSpace(f.value)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return parseFilterRange(f.key, trimmed)
+	}
+	v, ok := scalarValue(trimmed)
+	if !ok {
+		return rsclient.FilterField{}, newAdapterError("invalid_filter", fmt.Sprintf("filter %q must be a string, number, boolean or a range object", f.key))
+	}
+	return rsclient.FilterField{Field: f.key, Value: v}, nil
+}
+
+// parseFilterRange parses the range object of field key: one or more
+// bounds gte, gt, lte, lt, each a scalar, kept in the caller's order.
+func parseFilterRange(key string, raw json.RawMessage) (rsclient.FilterField, *toolError) {
+	ops, err := orderedObject(raw)
+	if err != nil || len(ops) == 0 {
+		return rsclient.FilterField{}, newAdapterError("invalid_filter", fmt.Sprintf("filter range on %q needs at least one of gte, gt, lte, lt", key))
+	}
+	ff := rsclient.FilterField{Field: key}
+	for _, op := range ops {
+		switch op.key {
+		case "gte", "gt", "lte", "lt":
+		default:
+			return rsclient.FilterField{}, newAdapterError("invalid_filter", fmt.Sprintf("unsupported range operator %q on %q; use gte, gt, lte or lt", op.key, key))
+		}
+		v, ok := scalarValue(op.value)
+		if !ok {
+			return rsclient.FilterField{}, newAdapterError("invalid_filter", fmt.Sprintf("filter %s.%s must be a string, number or boolean", key, op.key))
+		}
+		ff.Range = append(ff.Range, rsclient.RangeBound{Op: op.key, Value: v})
+	}
+	return ff, nil
 }
 
 // parseExpandLimit turns {relation: n} into ordered rsclient.ExpandLimit.

@@ -110,42 +110,76 @@ func decodeRecordsCursor(b []byte) (recordsCursor, bool) {
 	if len(b) < 2 || b[0] != recordsCursorV1 || b[1]&^(flagChanges|flagSince|flagTokenDecoded) != 0 {
 		return c, false
 	}
-	flags, rest := b[1], b[2:]
-	next := func() (string, bool) {
-		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > maxCursorFieldLen || uint64(len(rest)-k) < n {
-			return "", false
-		}
-		s := string(rest[k : k+int(n)])
-		rest = rest[k+int(n):]
-		return s, true
-	}
+	flags := b[1]
+	r := cursorReader{rest: b[2:]}
 	var fields [4]string
 	for i := range fields {
-		s, ok := next()
+		s, ok := r.str()
 		if !ok {
 			return c, false
 		}
 		fields[i] = s
 	}
-	limit, k := binary.Uvarint(rest)
-	if k <= 0 || limit > 100 {
+	limit, ok := r.limit()
+	if !ok {
 		return c, false
 	}
-	rest = rest[k:]
-	sj, ok := next()
-	if !ok || len(rest) != 0 {
+	sj, ok := r.str()
+	if !ok || len(r.rest) != 0 || !decodeShape(sj, &c.Shape) {
 		return c, false
-	}
-	if sj != "" {
-		dec := json.NewDecoder(strings.NewReader(sj))
-		dec.DisallowUnknownFields()
-		if dec.Decode(&c.Shape) != nil {
-			return c, false
-		}
 	}
 	c.Stream, c.Conn, c.Grant = fields[0], fields[1], fields[2]
-	tok := fields[3]
+	c.setToken(flags, fields[3])
+	c.Changes = flags&flagChanges != 0
+	c.Shape.Limit = int(limit)
+	if !bytes.Equal(c.encode(), b) {
+		return c, false
+	}
+	return c, true
+}
+
+// cursorReader reads a records cursor payload front to back; rest is what
+// is left unread.
+type cursorReader struct {
+	rest []byte
+}
+
+// str reads one uvarint-length string, at most maxCursorFieldLen bytes.
+func (r *cursorReader) str() (string, bool) {
+	n, k := binary.Uvarint(r.rest)
+	if k <= 0 || n > maxCursorFieldLen || uint64(len(r.rest)-k) < n {
+		return "", false
+	}
+	s := string(r.rest[k : k+int(n)])
+	r.rest = r.rest[k+int(n):]
+	return s, true
+}
+
+// limit reads the page limit, which no valid call exceeds 100.
+func (r *cursorReader) limit() (uint64, bool) {
+	limit, k := binary.Uvarint(r.rest)
+	if k <= 0 || limit > 100 {
+		return 0, false
+	}
+	r.rest = r.rest[k:]
+	return limit, true
+}
+
+// decodeShape decodes the shape JSON into shape, rejecting members a
+// recordsShape does not have; an empty sj is the empty shape.
+func decodeShape(sj string, shape *recordsShape) bool {
+	if sj == "" {
+		return true
+	}
+	dec := json.NewDecoder(strings.NewReader(sj))
+	dec.DisallowUnknownFields()
+	return dec.Decode(shape) == nil
+}
+
+// setToken restores the paging token encode stored: re-encoded to base64
+// if it was stored decoded, and put back as a changes_since or an RS
+// cursor as flags say.
+func (c *recordsCursor) setToken(flags byte, tok string) {
 	if flags&flagTokenDecoded != 0 {
 		tok = base64.StdEncoding.EncodeToString([]byte(tok))
 	}
@@ -154,12 +188,6 @@ func decodeRecordsCursor(b []byte) (recordsCursor, bool) {
 	} else {
 		c.RS = tok
 	}
-	c.Changes = flags&flagChanges != 0
-	c.Shape.Limit = int(limit)
-	if !bytes.Equal(c.encode(), b) {
-		return c, false
-	}
-	return c, true
 }
 
 func isEmptyShape(s recordsShape) bool {

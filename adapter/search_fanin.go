@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // maxRSPage is the RS's largest search page.
@@ -48,30 +49,62 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	if te != nil {
 		return nil, te
 	}
-	ix := set.ix
 	hash := queryHash(a, filter)
+	state, te := resumeState(sources, hash, prev)
+	if te != nil {
+		return nil, te
+	}
+	page := &searchPage{warnings: append([]warning(nil), set.warns...)}
+	reads := s.readSources(ctx, sources, a, filter, state)
+	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
+		return nil, te
+	}
+	taken := page.takeHits(reads, a.Limit, set.ix, s.rs.BaseURL())
+	page.hasMore = advanceAll(state, reads, taken)
+	if page.hasMore {
+		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
+	}
+	page.multiConn = multiConnection(page.hits)
+	return page, nil
+}
+
+// resumeState is the per-source paging state this page starts from: fresh
+// for a first page, or the cursor's, which must have been issued for the
+// same search arguments (hash) over the same grants in the same order.
+func resumeState(sources []searchSource, hash string, prev *searchCursor) ([]sourceState, *toolError) {
 	state := make([]sourceState, len(sources))
 	for i, src := range sources {
 		state[i].K = grantTag(src.grant)
 	}
-	if prev != nil {
-		c := *prev
-		if c.H != hash || len(c.S) != len(sources) {
-			return nil, newAdapterError("invalid_cursor", "this search cursor belongs to other search arguments: keep q (or query), mode, streams, filter and connection_id as on the first page (limit may change), or repeat the search without cursor", field{"param", "cursor"})
-		}
-		for i := range c.S {
-			if c.S[i].K != state[i].K {
-				return nil, newAdapterError("invalid_cursor", "this search cursor was issued for another set of grants; repeat the first search", field{"param", "cursor"})
-			}
-		}
-		state = c.S
+	if prev == nil {
+		return state, nil
 	}
+	c := *prev
+	if c.H != hash || len(c.S) != len(sources) {
+		return nil, newAdapterError("invalid_cursor", "this search cursor belongs to other search arguments: keep q (or query), mode, streams, filter and connection_id as on the first page (limit may change), or repeat the search without cursor", field{"param", "cursor"})
+	}
+	for i := range c.S {
+		if c.S[i].K != state[i].K {
+			return nil, newAdapterError("invalid_cursor", "this search cursor was issued for another set of grants; repeat the first search", field{"param", "cursor"})
+		}
+	}
+	return c.S, nil
+}
 
-	page := &searchPage{warnings: append([]warning(nil), set.warns...)}
-	cands := make([][]candidate, len(sources))
-	moreAfter := make([]bool, len(sources))
-	recalls := make([][]string, len(sources))
-	errs := make([]error, len(sources))
+// sourceRead is what one source gave for this page.
+type sourceRead struct {
+	cands     []candidate
+	moreAfter bool // the RS has hits beyond cands
+	recall    []string
+	err       error
+}
+
+// readSources reads every source not yet exhausted concurrently (at most
+// FanOutConcurrency at a time, each within SourceTimeout), so one slow
+// grant costs the page its timeout, not the sum. reads[i] is source i's;
+// an exhausted source's is empty.
+func (s *Server) readSources(ctx context.Context, sources []searchSource, a searchArgs, filter rsclient.Filter, state []sourceState) []sourceRead {
+	reads := make([]sourceRead, len(sources))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
 	for i, src := range sources {
@@ -85,52 +118,78 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 			defer func() { <-sem }()
 			sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
 			defer cancel()
-			cands[i], moreAfter[i], recalls[i], errs[i] = s.sourceCandidates(sctx, src, a, filter, state[i])
-			for j := range cands[i] {
-				cands[i][j].source = i
+			r := &reads[i]
+			r.cands, r.moreAfter, r.recall, r.err = s.sourceCandidates(sctx, src, a, filter, state[i])
+			for j := range r.cands {
+				r.cands[j].source = i
 			}
 		}()
 	}
 	wg.Wait()
+	return reads
+}
+
+// degradeFailures collects the recall notes of the sources that answered
+// and turns each failed source into a source_unavailable warning, marking
+// it exhausted so later pages skip it. Only when every source failed is
+// there nothing to degrade to: the last failure is the call's error.
+func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searchArgs, reads []sourceRead, state []sourceState, page *searchPage) *toolError {
 	failed := 0
-	for i, err := range errs {
-		if err == nil {
-			page.recall = append(page.recall, recalls[i]...)
+	for i, r := range reads {
+		if r.err == nil {
+			page.recall = append(page.recall, r.recall...)
 			continue
 		}
 		failed++
 		if failed == len(sources) {
-			return nil, s.rsError(set, sources[i].grant, err, firstStream(a.Streams), a.ConnectionID) // nothing to degrade to
+			return s.rsError(set, sources[i].grant, r.err, firstStream(a.Streams), a.ConnectionID)
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
-			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(err))})
+			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(r.err))})
 		state[i].D = true
 	}
+	return nil
+}
 
-	merged := rankMerge(cands, a.Limit)
-	taken := make([]int, len(sources))
-	for _, c := range merged {
-		taken[c.source]++
-		page.hits = append(page.hits, newSearchHit(c.hit, ix, s.rs.BaseURL()))
+// takeHits puts the best limit hits of all sources on the page and
+// returns how many each source gave.
+func (p *searchPage) takeHits(reads []sourceRead, limit int, ix *schemaindex.Index, baseURL string) []int {
+	lists := make([][]candidate, len(reads))
+	for i, r := range reads {
+		lists[i] = r.cands
 	}
-	for i := range sources {
+	taken := make([]int, len(reads))
+	for _, c := range rankMerge(lists, limit) {
+		taken[c.source]++
+		p.hits = append(p.hits, newSearchHit(c.hit, ix, baseURL))
+	}
+	return taken
+}
+
+// advanceAll moves every live source past the hits the page took from it
+// and reports whether any source has more.
+func advanceAll(state []sourceState, reads []sourceRead, taken []int) bool {
+	more := false
+	for i := range state {
 		if state[i].D {
 			continue
 		}
-		state[i] = advance(state[i], cands[i], taken[i], moreAfter[i])
+		state[i] = advance(state[i], reads[i].cands, taken[i], reads[i].moreAfter)
 		if !state[i].D {
-			page.hasMore = true
+			more = true
 		}
 	}
-	if page.hasMore {
-		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
-	}
+	return more
+}
+
+// multiConnection reports whether the hits come from more than one
+// connection: only then does the page show its source mix.
+func multiConnection(hits []searchHit) bool {
 	conns := map[string]bool{}
-	for _, h := range page.hits {
+	for _, h := range hits {
 		conns[h.ConnectionID] = true
 	}
-	page.multiConn = len(conns) > 1
-	return page, nil
+	return len(conns) > 1
 }
 
 // rankMerge fuses per-source ranked lists by reciprocal rank and keeps the

@@ -34,28 +34,30 @@ type aggregateArgs struct {
 }
 
 // check enforces the cross-field rules the input schema cannot express
-// without top-level combinators, so bad calls never reach the RS.
+// without top-level combinators, so bad calls never reach the RS. The
+// rules are tried in table order: when several are broken, the first names
+// the error.
 func (a aggregateArgs) check() *toolError {
-	bad := func(param, msg string) *toolError {
-		return newAdapterError("invalid_aggregate", msg, field{"param", param})
-	}
-	switch {
-	case a.Metric == "count" && a.Field != "":
-		return bad("field", "metric count takes no field; use count_distinct to count distinct values")
-	case a.Metric != "count" && a.Field == "":
-		return bad("field", fmt.Sprintf("metric %s needs field", a.Metric))
-	case a.GroupBy != "" && a.GroupByTime != "":
-		return bad("group_by", "use group_by or group_by_time, not both")
-	case (a.GroupBy != "" || a.GroupByTime != "") && a.Metric != "count":
-		return bad("metric", "grouping works only with metric count")
-	case a.GroupByTime != "" && a.Granularity == "":
-		return bad("granularity", "group_by_time needs granularity")
-	case a.GroupByTime == "" && a.Granularity != "":
-		return bad("granularity", "granularity needs group_by_time")
-	case a.GroupByTime == "" && a.TimeZone != "":
-		return bad("time_zone", "time_zone applies only with group_by_time")
-	case a.GroupBy == "" && a.GroupByTime == "" && a.Limit != 0:
-		return bad("limit", "limit applies only to grouped counts")
+	counts := a.Metric == "count"
+	grouped := a.GroupBy != "" || a.GroupByTime != ""
+	byTime := a.GroupByTime != ""
+	for _, r := range []struct {
+		broken bool
+		param  string
+		msg    string
+	}{
+		{counts && a.Field != "", "field", "metric count takes no field; use count_distinct to count distinct values"},
+		{!counts && a.Field == "", "field", fmt.Sprintf("metric %s needs field", a.Metric)},
+		{a.GroupBy != "" && byTime, "group_by", "use group_by or group_by_time, not both"},
+		{grouped && !counts, "metric", "grouping works only with metric count"},
+		{byTime && a.Granularity == "", "granularity", "group_by_time needs granularity"},
+		{!byTime && a.Granularity != "", "granularity", "granularity needs group_by_time"},
+		{!byTime && a.TimeZone != "", "time_zone", "time_zone applies only with group_by_time"},
+		{!grouped && a.Limit != 0, "limit", "limit applies only to grouped counts"},
+	} {
+		if r.broken {
+			return newAdapterError("invalid_aggregate", r.msg, field{"param", r.param})
+		}
 	}
 	return nil
 }

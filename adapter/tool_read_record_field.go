@@ -63,44 +63,86 @@ func selectorError(msg string) *toolError {
 }
 
 // windowRequest checks identity and selector rules (seed 004) before any
-// RS call and resolves defaults.
+// RS call and resolves defaults. The checks run in this order (identity,
+// field_path, selectors) so the error a call gets does not change.
 func (a readFieldArgs) windowRequest() (windowRequest, *toolError) {
 	var req windowRequest
-	explicit := a.ConnectionID != "" || a.Stream != "" || a.RecordID != ""
-	switch {
-	case a.ID != "" && explicit:
-		return req, selectorError("`id` is exclusive with connection_id, stream and record_id; pass one identity form")
-	case a.ID != "":
-		ref, _, err := contentladder.ParseID(a.ID)
-		if err != nil {
-			return req, newAdapterError("invalid_id", err.Error(), field{"param", "id"})
-		}
-		if ref.ConnectionID == "" {
-			return req, newAdapterError("invalid_id",
-				"read_record_field needs a self-contained id (connection_id/stream:record_id) or connection_id + stream + record_id",
-				field{"param", "id"})
-		}
-		req.Ref = ref
-	case a.ConnectionID != "" && a.Stream != "" && a.RecordID != "":
-		req.Ref = contentladder.RecordRef{ConnectionID: a.ConnectionID, Stream: a.Stream, RecordID: a.RecordID}
-		if err := req.Ref.Validate(); err != nil {
-			return req, newAdapterError("invalid_id", err.Error())
-		}
-	default:
-		return req, selectorError("identify the record with `id`, or with all of connection_id, stream and record_id")
+	ref, te := a.recordRef()
+	if te != nil {
+		return req, te
 	}
+	req.Ref = ref
 	if err := contentladder.ValidateSegment("field_path", a.FieldPath); err != nil {
 		return req, newAdapterError("invalid_id", err.Error(), field{"param", "field_path"})
 	}
 	req.FieldPath = a.FieldPath
+	if te := a.checkSelectors(); te != nil {
+		return req, te
+	}
+	a.resolveWindow(&req)
+	return req, nil
+}
+
+// recordRef is the record the call names: by `id` or by the explicit
+// connection_id + stream + record_id triple, never both.
+func (a readFieldArgs) recordRef() (contentladder.RecordRef, *toolError) {
+	explicit := a.ConnectionID != "" || a.Stream != "" || a.RecordID != ""
+	switch {
+	case a.ID != "" && explicit:
+		return contentladder.RecordRef{}, selectorError("`id` is exclusive with connection_id, stream and record_id; pass one identity form")
+	case a.ID != "":
+		return selfContainedRef(a.ID)
+	case a.ConnectionID != "" && a.Stream != "" && a.RecordID != "":
+		return explicitRef(a.ConnectionID, a.Stream, a.RecordID)
+	}
+	return contentladder.RecordRef{}, selectorError("identify the record with `id`, or with all of connection_id, stream and record_id")
+}
+
+// selfContainedRef parses an `id` argument, which must carry its
+// connection: a field window is read from one grant, with no fan-out to
+// resolve a bare stream:record_id.
+func selfContainedRef(id string) (contentladder.RecordRef, *toolError) {
+	ref, _, err := contentladder.ParseID(id)
+	if err != nil {
+		return ref, newAdapterError("invalid_id", err.Error(), field{"param", "id"})
+	}
+	if ref.ConnectionID == "" {
+		return ref, newAdapterError("invalid_id",
+			"read_record_field needs a self-contained id (connection_id/stream:record_id) or connection_id + stream + record_id",
+			field{"param", "id"})
+	}
+	return ref, nil
+}
+
+// explicitRef builds the record reference from the three identity
+// arguments and checks each segment's grammar.
+func explicitRef(connectionID, stream, recordID string) (contentladder.RecordRef, *toolError) {
+	ref := contentladder.RecordRef{ConnectionID: connectionID, Stream: stream, RecordID: recordID}
+	if err := ref.Validate(); err != nil {
+		return ref, newAdapterError("invalid_id", err.Error())
+	}
+	return ref, nil
+}
+
+// checkSelectors rejects combinations of window selectors that contradict
+// each other: cursor stands alone, q excludes offset_chars, and the
+// context sizes around a match mean nothing without q.
+func (a readFieldArgs) checkSelectors() *toolError {
 	switch {
 	case a.Cursor != "" && (a.OffsetChars != nil || a.Q != "" || a.BeforeChars != nil || a.AfterChars != nil):
-		return req, selectorError("`cursor` is exclusive with offset_chars, q, before_chars and after_chars")
+		return selectorError("`cursor` is exclusive with offset_chars, q, before_chars and after_chars")
 	case a.Q != "" && a.OffsetChars != nil:
-		return req, selectorError("`q` is exclusive with offset_chars")
+		return selectorError("`q` is exclusive with offset_chars")
 	case a.Q == "" && (a.BeforeChars != nil || a.AfterChars != nil):
-		return req, selectorError("before_chars and after_chars require q")
+		return selectorError("before_chars and after_chars require q")
 	}
+	return nil
+}
+
+// resolveWindow fills the selector part of req from checked arguments,
+// with seed 004's defaults for what the call omits: a q window gets
+// context on both sides of the match, any other window an offset.
+func (a readFieldArgs) resolveWindow(req *windowRequest) {
 	req.Cursor = a.Cursor
 	req.Limit = defaultWindowChars
 	if a.LimitChars != nil {
@@ -109,18 +151,17 @@ func (a readFieldArgs) windowRequest() (windowRequest, *toolError) {
 	}
 	if a.Q != "" {
 		req.Q = a.Q
-		before, after := defaultContextChars, defaultContextChars
-		if a.BeforeChars != nil {
-			before = *a.BeforeChars
-		}
-		if a.AfterChars != nil {
-			after = *a.AfterChars
-		}
+		before, after := valueOr(a.BeforeChars, defaultContextChars), valueOr(a.AfterChars, defaultContextChars)
 		req.Before, req.After = &before, &after
-		return req, nil
+		return
 	}
-	if a.OffsetChars != nil {
-		req.Offset = *a.OffsetChars
+	req.Offset = valueOr(a.OffsetChars, 0)
+}
+
+// valueOr is *p, or def when the argument was omitted.
+func valueOr(p *int, def int) int {
+	if p == nil {
+		return def
 	}
-	return req, nil
+	return *p
 }

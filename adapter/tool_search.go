@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // defaultSearchLimit is the merged hit count when limit is omitted.
@@ -37,19 +39,50 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
-	var prev *searchCursor
-	if a.Cursor != "" {
-		if a.Q == "" {
-			a.Q, a.Query = a.Query, ""
-		}
-		c, te := s.openSearchCursor(&a)
-		if te != nil {
-			return errorResult(te)
-		}
-		prev = c
+	prev, te := s.continueSearch(&a)
+	if te != nil {
+		return errorResult(te)
 	}
+	filter, te := a.prepare()
+	if te != nil {
+		return errorResult(te)
+	}
+	set, te := s.sources(ctx)
+	if te != nil {
+		return errorResult(te)
+	}
+	if te := s.checkSearchable(ctx, set, a); te != nil {
+		return set.annotate(errorResult(te))
+	}
+	page, te := s.searchFanIn(ctx, set, a, filter, prev)
+	if te != nil {
+		return set.annotate(errorResult(te))
+	}
+	s.coverageWarning(ctx, a, page)
+	res := textResult(page.text(a), page.structured(a))
+	res.Content = append(res.Content, page.resourceLinks(a)...)
+	return res
+}
+
+// continueSearch opens the cursor of a continued search and folds its
+// arguments into a; nil for a first page. The query alias moves to q
+// first, so the cursor's q is compared whichever name the call used.
+func (s *Server) continueSearch(a *searchArgs) (*searchCursor, *toolError) {
+	if a.Cursor == "" {
+		return nil, nil
+	}
+	if a.Q == "" {
+		a.Q, a.Query = a.Query, ""
+	}
+	return s.openSearchCursor(a)
+}
+
+// prepare checks what needs no RS call (search text, name grammar, filter
+// shape), fills in the default mode and limit, and returns the parsed
+// filter.
+func (a *searchArgs) prepare() (rsclient.Filter, *toolError) {
 	if e := a.searchText(); e != nil {
-		return errorResult(e)
+		return nil, e
 	}
 	if a.Mode == "" {
 		a.Mode = "lexical"
@@ -62,37 +95,28 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		segs = append(segs, seg{"streams", st})
 	}
 	if e := validateSegments(segs...); e != nil {
-		return errorResult(e)
+		return nil, e
 	}
-	filter, e := parseFilter(a.Filter)
-	if e != nil {
-		return errorResult(e)
-	}
-	set, te := s.sources(ctx)
-	if te != nil {
-		return errorResult(te)
-	}
-	// Names first: a stream or connection outside the grant costs no RS
-	// call, not even the metadata read that lists the modes.
+	return parseFilter(a.Filter)
+}
+
+// checkSearchable rejects names outside the grants and a mode the RS does
+// not offer. Names first: a stream or connection outside the grant costs
+// no RS call, not even the metadata read that lists the modes.
+func (s *Server) checkSearchable(ctx context.Context, set *sourceSet, a searchArgs) *toolError {
 	if te := set.checkNames(a.ConnectionID, a.Streams...); te != nil {
-		return set.annotate(errorResult(te))
+		return te
 	}
-	if a.Mode != "lexical" {
-		modes := s.searchModes(ctx)
-		if !contains(modes, a.Mode) {
-			return set.annotate(errorResult(newAdapterError("search_mode_unavailable",
-				fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
-				field{"param", "mode"}, field{"available_modes", modes})))
-		}
+	if a.Mode == "lexical" {
+		return nil // the default mode is not checked: no metadata read
 	}
-	page, te := s.searchFanIn(ctx, set, a, filter, prev)
-	if te != nil {
-		return set.annotate(errorResult(te))
+	modes := s.searchModes(ctx)
+	if contains(modes, a.Mode) {
+		return nil
 	}
-	s.coverageWarning(ctx, a, page)
-	res := textResult(page.text(a), page.structured(a))
-	res.Content = append(res.Content, page.resourceLinks(a)...)
-	return res
+	return newAdapterError("search_mode_unavailable",
+		fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
+		field{"param", "mode"}, field{"available_modes", modes})
 }
 
 // searchText settles the q/query alias: exactly one of them, with text.

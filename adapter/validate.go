@@ -132,51 +132,75 @@ func (v *argValidator) leavesAt(e *jsonschema.ValidationError, l *leafErrors, al
 		loc = e.InstanceLocation
 	}
 	if len(e.Causes) > 0 {
-		switch k := e.ErrorKind.(type) {
-		case *kind.AnyOf, *kind.OneOf:
-			alt = true
-		case *kind.AllOf:
-			alt = false
-		case *kind.PropertyNames:
-			at := []string{} // "arguments" unless the schema location names an argument
-			if arg := argumentOfSchema(e.SchemaURL); arg != "" {
-				at = []string{arg}
-			}
-			for _, c := range e.Causes {
-				v.leavesAt(c, l, alt, at, fmt.Sprintf("property name %q: ", k.Property))
-			}
-			return
+		v.causesAt(e, l, alt, loc, note)
+		return
+	}
+	v.leafAt(e, l, alt, loc, note)
+}
+
+// causesAt descends into the causes of an inner failure: below anyOf and
+// oneOf the causes are alternatives, below allOf they are not, and
+// propertyNames failures are relocated (see leavesAt). A note, once set,
+// stays with its relocated location all the way down.
+func (v *argValidator) causesAt(e *jsonschema.ValidationError, l *leafErrors, alt bool, loc []string, note string) {
+	switch k := e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		alt = true
+	case *kind.AllOf:
+		alt = false
+	case *kind.PropertyNames:
+		at := []string{} // "arguments" unless the schema location names an argument
+		if arg := argumentOfSchema(e.SchemaURL); arg != "" {
+			at = []string{arg}
 		}
 		for _, c := range e.Causes {
-			if note != "" {
-				v.leavesAt(c, l, alt, loc, note)
-			} else {
-				v.leavesAt(c, l, alt, nil, "")
-			}
+			v.leavesAt(c, l, alt, at, fmt.Sprintf("property name %q: ", k.Property))
 		}
 		return
 	}
+	if note == "" {
+		loc = nil // each cause has its own location
+	}
+	for _, c := range e.Causes {
+		v.leavesAt(c, l, alt, loc, note)
+	}
+}
+
+// leafAt records one failing leaf at loc: its message, and its top-level
+// argument unless the failure is about the arguments object itself. A
+// type failure of an alternative merges into an earlier one at the same
+// path (see leaves).
+func (v *argValidator) leafAt(e *jsonschema.ValidationError, l *leafErrors, alt bool, loc []string, note string) {
 	path := strings.Join(loc, ".")
 	if path == "" {
 		path = "arguments"
 	} else {
 		l.params = append(l.params, loc[0])
 	}
-	if k, ok := e.ErrorKind.(*kind.Type); ok && alt && note == "" {
-		key := path + "\x00" + k.Got
-		if t, seen := l.types[key]; seen {
-			t.want = append(t.want, k.Want...)
-			slices.Sort(t.want)
-			t.want = slices.Compact(t.want)
-			l.msgs[t.index] = path + ": " + (&kind.Type{Got: t.got, Want: t.want}).LocalizedString(v.printer)
-			return
-		}
-		if l.types == nil {
-			l.types = map[string]*typeLeaf{}
-		}
-		l.types[key] = &typeLeaf{index: len(l.msgs), got: k.Got, want: slices.Clone(k.Want)}
+	if k, ok := e.ErrorKind.(*kind.Type); ok && alt && note == "" && v.mergeType(l, path, k) {
+		return
 	}
 	l.msgs = append(l.msgs, path+": "+note+ungroup(e.ErrorKind.LocalizedString(v.printer)))
+}
+
+// mergeType folds a type failure into the earlier one at the same path
+// with the same got type, rewriting that message to want the union, and
+// reports true. For the first such failure it remembers where its message
+// is about to be appended and reports false.
+func (v *argValidator) mergeType(l *leafErrors, path string, k *kind.Type) bool {
+	key := path + "\x00" + k.Got
+	if t, seen := l.types[key]; seen {
+		t.want = append(t.want, k.Want...)
+		slices.Sort(t.want)
+		t.want = slices.Compact(t.want)
+		l.msgs[t.index] = path + ": " + (&kind.Type{Got: t.got, Want: t.want}).LocalizedString(v.printer)
+		return true
+	}
+	if l.types == nil {
+		l.types = map[string]*typeLeaf{}
+	}
+	l.types[key] = &typeLeaf{index: len(l.msgs), got: k.Got, want: slices.Clone(k.Want)}
+	return false
 }
 
 // argumentOfSchema is the top-level argument a schema location is under
