@@ -48,6 +48,11 @@ type recordsShape struct {
 	Limit       int             `json:"limit,omitempty"`
 }
 
+// shape is the call's recordsShape, filter and expand_limit canonical.
+// queryRecordsArgs repeats these fields rather than embedding
+// recordsShape: decodeArgs's error text names the Go field path
+// ("queryRecordsArgs.limit", reachable with a schema-valid limit 5.0),
+// which embedding would change to "queryRecordsArgs.recordsShape.limit".
 func (a queryRecordsArgs) shape() recordsShape {
 	return recordsShape{Order: a.Order, Sort: a.Sort, Count: a.Count, Fields: a.Fields, Filter: canonicalJSON(a.Filter),
 		View: a.View, Expand: a.Expand, ExpandLimit: canonicalJSON(a.ExpandLimit), Limit: a.Limit}
@@ -155,7 +160,7 @@ func (r *cursorReader) str() (string, bool) {
 	return s, true
 }
 
-// limit reads the page limit, which no valid call exceeds 100.
+// limit reads the page limit: at most 100, query_records' largest.
 func (r *cursorReader) limit() (uint64, bool) {
 	limit, k := binary.Uvarint(r.rest)
 	if k <= 0 || limit > 100 {

@@ -63,8 +63,9 @@ func selectorError(msg string) *toolError {
 }
 
 // windowRequest checks identity and selector rules (seed 004) before any
-// RS call and resolves defaults. The checks run in this order (identity,
-// field_path, selectors) so the error a call gets does not change.
+// RS call and resolves defaults. Identity is checked first, then
+// field_path, then the selectors: when several are wrong, the first names
+// the error.
 func (a readFieldArgs) windowRequest() (windowRequest, *toolError) {
 	var req windowRequest
 	ref, te := a.recordRef()
