@@ -98,8 +98,12 @@ func parseExpandLimit(raw json.RawMessage) ([]rsclient.ExpandLimit, *toolError) 
 		if f.key == "" || strings.ContainsAny(f.key, "[]") {
 			return nil, newAdapterError("invalid_expand", fmt.Sprintf("expand_limit relation %q must be a relation name, not bracket syntax", f.key))
 		}
+		value := f.value
+		if digits, ok := integralNumber(value); ok { // {"rel": 3.0} is the integer 3
+			value = digits
+		}
 		var n int
-		if err := json.Unmarshal(f.value, &n); err != nil || n < 1 {
+		if err := json.Unmarshal(value, &n); err != nil || n < 1 {
 			return nil, newAdapterError("invalid_expand", fmt.Sprintf("expand_limit %q must be a positive integer", f.key))
 		}
 		out = append(out, rsclient.ExpandLimit{Relation: f.key, Limit: n})

@@ -3,6 +3,10 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -60,12 +64,53 @@ func textResult(text string, structured toolOutput) *mcp.CallToolResult {
 // decodeArgs decodes validated arguments strictly into dst. Unknown keys
 // were already rejected by the input schema; rejecting them again here
 // keeps handlers safe if validation is ever bypassed.
+//
+// An integer argument spelled with a fraction or exponent ("limit": 25.0),
+// which the schema accepts, is decoded as its whole number; a value Go
+// still cannot take is reported by argument name, never by Go type names.
 func decodeArgs(raw json.RawMessage, dst any) *toolError {
+	err := decodeStrict(raw, dst)
+	if err != nil {
+		if plain, ok := withIntegralMembers(raw); ok {
+			err = decodeStrict(plain, dst)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return newAdapterError("invalid_arguments", fmt.Sprintf("input validation failed: %s: got %s, want %s", te.Field, te.Value, jsonKind(te.Type)),
+			field{"param", strings.SplitN(te.Field, ".", 2)[0]})
+	}
+	return newAdapterError("invalid_arguments", "arguments must be one JSON object matching the tool's input schema")
+}
+
+// decodeStrict decodes raw into dst, refusing unknown keys.
+func decodeStrict(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
-	if err := dec.Decode(dst); err != nil {
-		return newAdapterError("invalid_arguments", "arguments do not match the tool's input schema: "+err.Error())
+	return dec.Decode(dst)
+}
+
+// jsonKind names a Go type by the JSON value it takes.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return nil
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
 }
