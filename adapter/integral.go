@@ -2,8 +2,7 @@ package adapter
 
 import (
 	"encoding/json"
-	"math"
-	"strconv"
+	"math/big"
 )
 
 // JSON Schema's "integer" is a mathematical integer: 5, 5.0 and 5e0 are
@@ -13,26 +12,34 @@ import (
 // the plain-digit spelling of such a number; the handlers then see the
 // value the schema validated.
 
-// maxExactInt is the largest integer a float64 holds exactly (2^53): an
-// integral spelling beyond it is left alone (every integer argument's
-// schema maximum is far below it).
-const maxExactInt = 1 << 53
+// maxIntegralDigits bounds the number text integralNumber evaluates: a
+// longer spelling (or an exponent that would expand to one) is not an
+// argument any tool takes, and big.Rat's work grows with it.
+const maxIntegralDigits = 64
 
 // integralNumber reports the canonical digits of raw when raw is a JSON
-// number with a fraction or exponent whose value is a whole number within
-// ±2^53 ("25.0" → "25", "1e2" → "100"); otherwise ok is false.
+// number with a fraction or exponent whose exact value is a whole number
+// that fits an int64 ("25.0" → "25", "1e2" → "100"); otherwise ok is
+// false. The value is decided exactly (big.Rat), as the schema validator
+// decides it: "9007199254740993.0" stays 9007199254740993 and
+// "1.0000000000000001" is not whole.
 func integralNumber(raw []byte) (digits []byte, ok bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') || !hasFractionOrExponent(raw) ||
-		!json.Valid(raw) { // ParseFloat also takes "0.", "0x1.8p1" and "1_0.0", which JSON does not
+	if len(raw) == 0 || len(raw) > maxIntegralDigits || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') ||
+		!hasFractionOrExponent(raw) || !json.Valid(raw) { // big.Rat also reads "0.", "0x1p4" and "1/2", which JSON does not
 		return nil, false
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExactInt {
+	if exponentTooLarge(raw) {
 		return nil, false
 	}
-	return strconv.AppendInt(nil, int64(f), 10), true
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return nil, false
+	}
+	return r.Num().Append(nil, 10), true
 }
 
+// hasFractionOrExponent reports whether a number is spelled with a
+// fraction or an exponent, the spellings Go will not decode into an int.
 func hasFractionOrExponent(raw []byte) bool {
 	for _, c := range raw {
 		if c == '.' || c == 'e' || c == 'E' {
@@ -42,10 +49,39 @@ func hasFractionOrExponent(raw []byte) bool {
 	return false
 }
 
-// withIntegralMembers rewrites the top-level members of an arguments
-// object that are integral numbers in another spelling to plain digits
-// (all integer arguments are top-level); ok is false when there is
-// nothing to rewrite.
+// exponentTooLarge reports an exponent beyond ±99: no int64 needs one
+// (19 digits at most, and a 64-char spelling cannot cancel more than 63
+// places), and big.Rat would otherwise build 10^exponent to find out.
+func exponentTooLarge(raw []byte) bool {
+	for i, c := range raw {
+		if c != 'e' && c != 'E' {
+			continue
+		}
+		exp := raw[i+1:]
+		if len(exp) > 0 && (exp[0] == '+' || exp[0] == '-') {
+			exp = exp[1:]
+		}
+		for len(exp) > 1 && exp[0] == '0' {
+			exp = exp[1:]
+		}
+		return len(exp) > 2
+	}
+	return false
+}
+
+// plainIntegers is raw with withIntegralMembers applied, or raw as it is.
+func plainIntegers(raw json.RawMessage) json.RawMessage {
+	if plain, ok := withIntegralMembers(raw); ok {
+		return plain
+	}
+	return raw
+}
+
+// withIntegralMembers rewrites the top-level members of a JSON object that
+// are integral numbers in another spelling to plain digits (every integer
+// argument is top-level, and expand_limit is an object of integers); ok
+// is false when there is nothing to rewrite. Nested values, strings and
+// filters are left as written.
 func withIntegralMembers(raw json.RawMessage) (json.RawMessage, bool) {
 	members, err := orderedObject(raw)
 	if err != nil {

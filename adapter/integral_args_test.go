@@ -47,17 +47,27 @@ func TestIntegerArgumentsInAnySpelling(t *testing.T) {
 	}
 }
 
-// A number with a fraction is still refused by the schema, in the words
-// of every other invalid argument.
-func TestFractionalIntegerArgumentRefused(t *testing.T) {
+// A number with a fraction is still refused by the schema, and a whole
+// number too large for the adapter is out of range: both in the words of
+// every other invalid argument, naming the argument, never Go types.
+func TestUnusableIntegerArgumentsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
-	r := e.c.call("query_records", json.RawMessage(`{"stream":"messages","limit":5.5}`))
-	if code := r.errorCode(t); code != "invalid_arguments" {
-		t.Fatalf("code %q: %s", code, r.text())
-	}
-	if strings.Contains(r.text(), "Go ") || strings.Contains(r.text(), "queryRecordsArgs") || !strings.Contains(r.text(), `"param":"limit"`) {
-		t.Errorf("message should name the argument, not Go types: %s", r.text())
+	long := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	for _, tc := range []struct {
+		tool, args, param, words string
+	}{
+		{"query_records", `{"stream":"messages","limit":5.5}`, "limit", "limit"},
+		{"read_record_field", `{"id":"` + long + `","field_path":"body_text","offset_chars":1e30}`, "offset_chars", "offset_chars: 1e30 is out of range"},
+	} {
+		r := e.c.call(tc.tool, json.RawMessage(tc.args))
+		if code := r.errorCode(t); code != "invalid_arguments" {
+			t.Fatalf("%s: code %q: %s", tc.args, code, r.text())
+		}
+		if strings.Contains(r.text(), "Go ") || strings.Contains(r.text(), "Args") || !strings.Contains(r.text(), `"param":"`+tc.param+`"`) ||
+			!strings.Contains(r.text(), tc.words) {
+			t.Errorf("%s: message should name %s in plain words: %s", tc.args, tc.param, r.text())
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"encoding/json"
+	"math/big"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,13 +21,18 @@ func TestIntegralNumber(t *testing.T) {
 		{"2E+1", "20", true},
 		{"-3.000", "-3", true},
 		{"0.0", "0", true},
-		{"9007199254740992.0", "9007199254740992", true}, // 2^53
-		{"25", "", false},                                // already plain
-		{"5.5", "", false},                               // not whole
-		{"1e-1", "", false},                              //
-		{"1e400", "", false},                             // out of range
-		{"9007199254740994.0", "", false},                // beyond 2^53
-		{`"5.0"`, "", false},                             // a string
+		{"9007199254740993.0", "9007199254740993", true}, // 2^53 + 1: exact, not rounded
+		{"1e16", "10000000000000000", true},
+		{"9223372036854775807.0", "9223372036854775807", true}, // max int64
+		{"25", "", false},                                      // already plain
+		{"5.5", "", false},                                     // not whole
+		{"1.0000000000000001", "", false},                      // not whole, though float64 rounds it to 1
+		{"1e-1", "", false},
+		{"1e-400", "", false},
+		{"1e400", "", false},
+		{"9223372036854775808.0", "", false}, // beyond int64
+		{"1e999999999", "", false},           // no 10^999999999 is built
+		{`"5.0"`, "", false},                 // a string
 		{"true", "", false},
 		{"", "", false},
 	} {
@@ -65,7 +71,7 @@ func TestExpandLimitAcceptsIntegralSpellings(t *testing.T) {
 }
 
 func FuzzIntegralNumber(f *testing.F) {
-	for _, s := range []string{"25.0", "1e2", "-0.0", "5.5", "1e400", `"x"`} {
+	for _, s := range []string{"25.0", "1e2", "-0.0", "5.5", "1e400", `"x"`, "9007199254740993.0", "1.0000000000000001"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -73,14 +79,27 @@ func FuzzIntegralNumber(f *testing.F) {
 		if !ok {
 			return
 		}
-		// The digits are a plain JSON integer equal to what raw denotes.
+		// The digits are a plain JSON integer that Go decodes into an
+		// int64, and exactly the value raw denotes.
 		var n int64
 		if err := json.Unmarshal(digits, &n); err != nil {
-			t.Fatalf("%q → %q: not an integer: %v", raw, digits, err)
+			t.Fatalf("%q → %q: not an int64: %v", raw, digits, err)
 		}
-		var f64 float64
-		if err := json.Unmarshal([]byte(raw), &f64); err != nil || float64(n) != f64 {
-			t.Fatalf("%q → %q: value %v, raw %v (%v)", raw, digits, n, f64, err)
+		want, ok := new(big.Rat).SetString(raw)
+		if !ok || !json.Valid([]byte(raw)) || want.Cmp(new(big.Rat).SetInt64(n)) != 0 {
+			t.Fatalf("%q → %q: not the same value", raw, digits)
 		}
 	})
+}
+
+// A cursor continues the call it was issued for whatever spelling the
+// counts of expand_limit had: {"thread": 2.0} and {"thread": 2} are one
+// shape.
+func TestRecordsShapeSpellsExpandLimitPlainly(t *testing.T) {
+	t.Parallel()
+	spelled := queryRecordsArgs{ExpandLimit: json.RawMessage(`{"thread":2.0,"labels":1e1}`)}.shape()
+	plain := queryRecordsArgs{ExpandLimit: json.RawMessage(`{"thread":2,"labels":10}`)}.shape()
+	if diff := cmp.Diff(string(plain.ExpandLimit), string(spelled.ExpandLimit)); diff != "" {
+		t.Error(diff)
+	}
 }

@@ -48,14 +48,15 @@ type recordsShape struct {
 	Limit       int             `json:"limit,omitempty"`
 }
 
-// shape is the call's recordsShape, filter and expand_limit canonical.
-// queryRecordsArgs repeats these fields rather than embedding
-// recordsShape: decodeArgs's error text names the Go field path
-// ("queryRecordsArgs.limit", reachable with a schema-valid limit 5.0),
-// which embedding would change to "queryRecordsArgs.recordsShape.limit".
+// shape is the call's recordsShape, filter and expand_limit canonical
+// (expand_limit's counts in plain digits, so {"thread": 2.0} on one page
+// and {"thread": 2} on the next are the same call). queryRecordsArgs
+// repeats these fields rather than embedding recordsShape: the shape's
+// JSON is the cursor's wire format, and it should not change when an
+// argument is renamed or added.
 func (a queryRecordsArgs) shape() recordsShape {
 	return recordsShape{Order: a.Order, Sort: a.Sort, Count: a.Count, Fields: a.Fields, Filter: canonicalJSON(a.Filter),
-		View: a.View, Expand: a.Expand, ExpandLimit: canonicalJSON(a.ExpandLimit), Limit: a.Limit}
+		View: a.View, Expand: a.Expand, ExpandLimit: canonicalJSON(plainIntegers(a.ExpandLimit)), Limit: a.Limit}
 }
 
 // sealRecordsCursor returns the printed next_cursor for this state.

@@ -80,8 +80,12 @@ func decodeArgs(raw json.RawMessage, dst any) *toolError {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return newAdapterError("invalid_arguments", fmt.Sprintf("input validation failed: %s: got %s, want %s", te.Field, te.Value, jsonKind(te.Type)),
-			field{"param", strings.SplitN(te.Field, ".", 2)[0]})
+		want := jsonKind(te.Type)
+		msg := fmt.Sprintf("%s: got %s, want %s", te.Field, strings.Replace(te.Value, "bool", "boolean", 1), want)
+		if want == "integer" && strings.HasPrefix(te.Value, "number") {
+			msg = fmt.Sprintf("%s: %s is out of range", te.Field, strings.TrimPrefix(te.Value, "number "))
+		}
+		return newAdapterError("invalid_arguments", "input validation failed: "+msg, field{"param", strings.SplitN(te.Field, ".", 2)[0]})
 	}
 	return newAdapterError("invalid_arguments", "arguments must be one JSON object matching the tool's input schema")
 }

@@ -177,8 +177,10 @@ func (v *argValidator) leafAt(e *jsonschema.ValidationError, l *leafErrors, alt 
 	} else {
 		l.params = append(l.params, loc[0])
 	}
-	if k, ok := e.ErrorKind.(*kind.Type); ok && alt && note == "" && v.mergeType(l, path, k) {
-		return
+	if k, ok := e.ErrorKind.(*kind.Type); ok && alt && note == "" {
+		if merged := v.mergeType(l, path, k); merged {
+			return
+		}
 	}
 	l.msgs = append(l.msgs, path+": "+note+ungroup(e.ErrorKind.LocalizedString(v.printer)))
 }

@@ -156,8 +156,8 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 }
 
 // serveMCP runs every check before any MCP method: Origin, a bearer's
-// presence, method, media types, size, then the bearer's verdict and token
-// kind. Only a client token reaches mcp-go.
+// presence, the Host (DNS rebinding), method, media types, size, then the
+// bearer's verdict and token kind. Only a client token reaches mcp-go.
 func (h *hosted) serveMCP(w http.ResponseWriter, r *http.Request) {
 	bearer, ok := h.admit(w, r)
 	if !ok {

@@ -10,7 +10,9 @@ import (
 // ReplayOnce wraps an RS handler (Options.Raw) so that each distinct
 // request (method, URL, bearer) reaches it once and is replayed byte for
 // byte afterwards. Benchmarks use it to measure the adapter and the
-// loopback exchange, not the mock building and encoding a page.
+// loopback exchange, not the mock building and encoding a page. The key
+// ignores request bodies (the RS API is GET only) and replays share the
+// recorded header values: for benchmarks, not for tests that mutate.
 func ReplayOnce(next http.Handler) http.Handler {
 	type answer struct {
 		status int
