@@ -147,9 +147,10 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		}
 		start := time.Now()
 		var res *mcp.CallToolResult
-		if te := s.args.check(spec.Name, args); te != nil {
+		if given, te := s.args.check(spec.Name, args); te != nil {
 			res = errorResult(te) // rejected before any RS call
 		} else {
+			args = given
 			res = spec.Handle(ctx, s, args)
 			res = s.afterRefusal(ctx, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, args) })
 		}

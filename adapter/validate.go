@@ -62,26 +62,31 @@ func compileInput(spec toolSpec) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// check validates raw arguments; nil means valid.
-func (v *argValidator) check(tool string, raw json.RawMessage) *toolError {
+// check validates raw arguments and returns the arguments the handler
+// gets: raw, less optional arguments given as null (withoutOptionalNulls).
+// A non-nil error means invalid.
+func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage, *toolError) {
 	if len(raw) > maxArgumentBytes {
-		return newAdapterError("invalid_arguments", fmt.Sprintf("arguments are %d bytes; at most %d are accepted", len(raw), maxArgumentBytes))
+		return nil, newAdapterError("invalid_arguments", fmt.Sprintf("arguments are %d bytes; at most %d are accepted", len(raw), maxArgumentBytes))
 	}
 	schema, err := v.schemas[tool]()
 	if err != nil {
-		return newAdapterError("internal_error", "the adapter could not complete this call")
+		return nil, newAdapterError("internal_error", "the adapter could not complete this call")
+	}
+	if given, ok := withoutOptionalNulls(raw, schema.Required); ok {
+		raw = given
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return newAdapterError("invalid_arguments", "arguments must be a JSON object")
+		return nil, newAdapterError("invalid_arguments", "arguments must be a JSON object")
 	}
 	err = schema.Validate(inst)
 	if err == nil {
-		return nil
+		return raw, nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return newAdapterError("invalid_arguments", "arguments do not match the input schema")
+		return nil, newAdapterError("invalid_arguments", "arguments do not match the input schema")
 	}
 	var l leafErrors
 	v.leaves(ve, &l, false)
@@ -93,7 +98,7 @@ func (v *argValidator) check(tool string, raw json.RawMessage) *toolError {
 	if len(msgs) > 5 {
 		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
 	}
-	return newAdapterError("invalid_arguments", "input validation failed: "+strings.Join(msgs, "; "), extras...)
+	return nil, newAdapterError("invalid_arguments", "input validation failed: "+strings.Join(msgs, "; "), extras...)
 }
 
 // leafErrors are the messages of the failing leaves, in order, and the

@@ -48,7 +48,7 @@ func TestBrokenInputSchemaIsInternalError(t *testing.T) {
 	t.Parallel()
 	v := newArgValidator(catalog())
 	v.schemas["schema"] = func() (*jsonschema.Schema, error) { return compileInput(toolSpec{Name: "broken"}) }
-	te := v.check("schema", []byte(`{}`))
+	_, te := v.check("schema", []byte(`{}`))
 	if te == nil || te.Code != "internal_error" {
 		t.Fatalf("check with a broken schema = %+v, want internal_error", te)
 	}
