@@ -124,7 +124,12 @@ func optParam(q *query, name string) string {
 	return strings.TrimSpace(v)
 }
 
-// aggSpec validates the aggregate parameters against the declaration.
+// aggMetrics is the reference's metric vocabulary, in its message's order.
+var aggMetrics = []string{"count", "sum", "min", "max", "count_distinct"}
+
+// aggSpec validates the aggregate parameters against the declaration. The
+// steps run in the reference's order, so the first rule broken is the one
+// reported.
 func aggSpec(q *query, t *target) (aggregation.Spec, *apiError) {
 	var sp aggregation.Spec
 	decl := t.info.decl.Query.Aggregations
@@ -132,7 +137,7 @@ func aggSpec(q *query, t *target) (aggregation.Spec, *apiError) {
 		return sp, aggInvalid("invalid_request", "Aggregations are not declared for stream '%s'", t.info.decl.Name)
 	}
 	sp.Metric = optParam(q, "metric")
-	if !contains([]string{"count", "sum", "min", "max", "count_distinct"}, sp.Metric) {
+	if !contains(aggMetrics, sp.Metric) {
 		return sp, aggInvalid("invalid_request", "metric must be one of count, sum, min, max, count_distinct")
 	}
 	field, gb, gbt := optParam(q, "field"), optParam(q, "group_by"), optParam(q, "group_by_time")
@@ -146,63 +151,106 @@ func aggSpec(q *query, t *target) (aggregation.Spec, *apiError) {
 	if err := aggTime(q, gbt, &sp); err != nil {
 		return sp, err
 	}
-	switch sp.Metric {
-	case "count":
-		if field != "" {
-			return sp, aggInvalid("invalid_request", "field is not supported for count")
-		}
-		if !decl.Count {
-			return sp, aggInvalid("invalid_request", "Count aggregation is not declared for stream '%s'", t.info.decl.Name)
-		}
-	case "count_distinct":
-		if grouped {
-			return sp, aggInvalid("invalid_request", "count_distinct does not support grouping; omit group_by and group_by_time")
-		}
-		p, err := aggField(t, field, decl.CountDistinct, sp.Metric)
-		if err != nil {
-			return sp, err
-		}
-		if p.scalarType() == "" {
-			return sp, aggInvalid("invalid_request", "count_distinct requires a scalar field; '%s' is not scalar", field)
-		}
-	default:
-		if grouped {
-			return sp, aggInvalid("invalid_request", "%s does not support grouping; group_by and group_by_time are only valid with metric=count", sp.Metric)
-		}
-		lists := map[string][]string{"sum": decl.Sum, "min": decl.Min, "max": decl.Max}
-		p, err := aggField(t, field, lists[sp.Metric], sp.Metric)
-		if err != nil {
-			return sp, err
-		}
-		if err := numericKind(p, sp.Metric, field); err != nil {
-			return sp, err
-		}
+	if err := aggMetricField(t, decl, sp.Metric, field, grouped); err != nil {
+		return sp, err
 	}
 	sp.Field = field
-	if gb != "" {
-		p, err := aggField(t, gb, decl.GroupBy, "group_by")
-		if err != nil {
-			return sp, err
-		}
-		if p.scalarType() == "" {
-			return sp, aggInvalid("invalid_request", "Grouped counts require a scalar field; '%s' is not scalar", gb)
-		}
-		sp.GroupBy = gb
+	if err := aggGroupBy(t, decl, gb, &sp); err != nil {
+		return sp, err
 	}
-	if gbt != "" {
-		if sp.Metric != "count" {
-			return sp, aggInvalid("invalid_request", "group_by_time is only valid with metric=count")
-		}
-		p, err := aggField(t, gbt, decl.GroupByTime, "group_by_time")
-		if err != nil {
-			return sp, err
-		}
-		if p.scalarType() != "string" || !isTimeField(p) {
-			return sp, aggInvalid("invalid_request", "group_by_time requires a date or date-time field; '%s' is not supported", gbt)
-		}
-		sp.GroupByTime = gbt
+	if err := aggGroupByTime(t, decl, gbt, &sp); err != nil {
+		return sp, err
 	}
 	return sp, nil
+}
+
+// aggMetricField checks the metric's field (and whether the metric may be
+// grouped), dispatching on the metric because each has its own rules.
+func aggMetricField(t *target, decl *AggregationDecl, metric, field string, grouped bool) *apiError {
+	switch metric {
+	case "count":
+		return aggCountField(t, decl, field)
+	case "count_distinct":
+		return aggDistinctField(t, decl, field, grouped)
+	default:
+		return aggNumericField(t, decl, metric, field, grouped)
+	}
+}
+
+// aggCountField applies count's rules: no field, and count declared.
+func aggCountField(t *target, decl *AggregationDecl, field string) *apiError {
+	if field != "" {
+		return aggInvalid("invalid_request", "field is not supported for count")
+	}
+	if !decl.Count {
+		return aggInvalid("invalid_request", "Count aggregation is not declared for stream '%s'", t.info.decl.Name)
+	}
+	return nil
+}
+
+// aggDistinctField applies count_distinct's rules: ungrouped, over a
+// declared scalar field.
+func aggDistinctField(t *target, decl *AggregationDecl, field string, grouped bool) *apiError {
+	if grouped {
+		return aggInvalid("invalid_request", "count_distinct does not support grouping; omit group_by and group_by_time")
+	}
+	p, err := aggField(t, field, decl.CountDistinct, "count_distinct")
+	if err != nil {
+		return err
+	}
+	if p.scalarType() == "" {
+		return aggInvalid("invalid_request", "count_distinct requires a scalar field; '%s' is not scalar", field)
+	}
+	return nil
+}
+
+// aggNumericField applies sum/min/max's rules: ungrouped, over a field
+// declared for that metric and of a kind it can order or add.
+func aggNumericField(t *target, decl *AggregationDecl, metric, field string, grouped bool) *apiError {
+	if grouped {
+		return aggInvalid("invalid_request", "%s does not support grouping; group_by and group_by_time are only valid with metric=count", metric)
+	}
+	lists := map[string][]string{"sum": decl.Sum, "min": decl.Min, "max": decl.Max}
+	p, err := aggField(t, field, lists[metric], metric)
+	if err != nil {
+		return err
+	}
+	return numericKind(p, metric, field)
+}
+
+// aggGroupBy validates group_by, when given, and records it in sp.
+func aggGroupBy(t *target, decl *AggregationDecl, gb string, sp *aggregation.Spec) *apiError {
+	if gb == "" {
+		return nil
+	}
+	p, err := aggField(t, gb, decl.GroupBy, "group_by")
+	if err != nil {
+		return err
+	}
+	if p.scalarType() == "" {
+		return aggInvalid("invalid_request", "Grouped counts require a scalar field; '%s' is not scalar", gb)
+	}
+	sp.GroupBy = gb
+	return nil
+}
+
+// aggGroupByTime validates group_by_time, when given, and records it in sp.
+func aggGroupByTime(t *target, decl *AggregationDecl, gbt string, sp *aggregation.Spec) *apiError {
+	if gbt == "" {
+		return nil
+	}
+	if sp.Metric != "count" {
+		return aggInvalid("invalid_request", "group_by_time is only valid with metric=count")
+	}
+	p, err := aggField(t, gbt, decl.GroupByTime, "group_by_time")
+	if err != nil {
+		return err
+	}
+	if p.scalarType() != "string" || !isTimeField(p) {
+		return aggInvalid("invalid_request", "group_by_time requires a date or date-time field; '%s' is not supported", gbt)
+	}
+	sp.GroupByTime = gbt
+	return nil
 }
 
 // aggField checks a field is in the schema, granted, and declared for kind.

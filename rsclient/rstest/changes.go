@@ -43,26 +43,8 @@ func changesRequest(cs string, hasCS bool, pc *wireCursor) (*changesReq, bool, *
 // next_changes_since: the session's high-water mark, which skips whatever
 // the session has not yet returned.
 func (s *Server) changes(c *call, lr *listReq, cr *changesReq) (obj, *apiError) {
-	var bad []string
-	for _, p := range []string{"sort", "count", "order", "window"} {
-		if v, ok := c.q.one(p); ok && v != "" {
-			bad = append(bad, p)
-		}
-	}
-	if len(bad) > 0 {
-		verb := "is"
-		if len(bad) > 1 {
-			verb = "are"
-		}
-		return nil, newErr("invalid_request", "", "%s %s not supported with changes_since", strings.Join(bad, ", "), verb)
-	}
-	if len(lr.expand) > 0 {
-		return nil, newErr("invalid_expand", "", "expand is not supported with changes_since")
-	}
-	if len(lr.sc.targets) > 1 {
-		return nil, newErr("invalid_argument", "changes_since",
-			"`changes_since` is not supported across multiple connections. Retry with `connection_id` to bind the cursor to a single connection.").
-			with("available_connections", availableConnections(lr.sc.targets)).with("retry_with", "connection_id")
+	if err := changesUnsupported(c.q, lr); err != nil {
+		return nil, err
 	}
 	t := &lr.sc.targets[0]
 	set := t.set
@@ -73,13 +55,67 @@ func (s *Server) changes(c *call, lr *listReq, cr *changesReq) (obj, *apiError) 
 	if max < 0 {
 		max = set.maxVersion
 	}
-	if s.opts.ChangesRetention > 0 {
-		if minV := set.minRetainedVersion(s.opts.Now().Add(-s.opts.ChangesRetention)); minV > 0 && cr.since < minV-1 {
-			return nil, newErr("cursor_expired", "", "changes_since cursor is too old; full re-sync required")
+	if err := s.changesExpired(set, cr.since); err != nil {
+		return nil, err
+	}
+	items, lastV, hasMore := s.changesPage(t, set, cr, max, lr)
+	body := obj{{"data", items}, {"has_more", hasMore}, {"object", "list"}}
+	next := ""
+	if hasMore {
+		cur := encodeChangesPage(cr.since, lastV, max)
+		body = append(body, kv{"next_cursor", cur})
+		next = changesNextQuery(c.r.URL.RawQuery, cur, encodeChangesSince(max))
+	}
+	body = append(body, kv{"next_changes_since", encodeChangesSince(max)},
+		kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", nonNil(lr.warnings)}}}, kv{"url", c.r.URL.Path})
+	return s.finishList(c, body, next), nil
+}
+
+// changesUnsupported refuses what a changes feed cannot honour, in the
+// reference's order: ordering/counting parameters (all named in one
+// message), expand, then a fan-in across connections.
+func changesUnsupported(q *query, lr *listReq) *apiError {
+	var bad []string
+	for _, p := range []string{"sort", "count", "order", "window"} {
+		if v, ok := q.one(p); ok && v != "" {
+			bad = append(bad, p)
 		}
 	}
+	if len(bad) > 0 {
+		verb := "is"
+		if len(bad) > 1 {
+			verb = "are"
+		}
+		return newErr("invalid_request", "", "%s %s not supported with changes_since", strings.Join(bad, ", "), verb)
+	}
+	if len(lr.expand) > 0 {
+		return newErr("invalid_expand", "", "expand is not supported with changes_since")
+	}
+	if len(lr.sc.targets) > 1 {
+		return newErr("invalid_argument", "changes_since",
+			"`changes_since` is not supported across multiple connections. Retry with `connection_id` to bind the cursor to a single connection.").
+			with("available_connections", availableConnections(lr.sc.targets)).with("retry_with", "connection_id")
+	}
+	return nil
+}
+
+// changesExpired reports cursor_expired when retention is on and since
+// predates the oldest version still retained.
+func (s *Server) changesExpired(set *recordSet, since int) *apiError {
+	if s.opts.ChangesRetention <= 0 {
+		return nil
+	}
+	if minV := set.minRetainedVersion(s.opts.Now().Add(-s.opts.ChangesRetention)); minV > 0 && since < minV-1 {
+		return newErr("cursor_expired", "", "changes_since cursor is too old; full re-sync required")
+	}
+	return nil
+}
+
+// changesPage collects up to lr.limit visible change groups after
+// cr.after and up to max; it returns them (never nil), the version of the
+// last one, and whether another visible group follows within max.
+func (s *Server) changesPage(t *target, set *recordSet, cr *changesReq, max int, lr *listReq) ([]obj, int, bool) {
 	items, lastV := []obj{}, 0
-	hasMore := false
 	list := set.changes
 	start := sort.Search(len(list), func(i int) bool { return list[i].latestV() > cr.after })
 	for _, r := range list[start:] {
@@ -91,22 +127,12 @@ func (s *Server) changes(c *call, lr *listReq, cr *changesReq) (obj, *apiError) 
 			continue
 		}
 		if len(items) == lr.limit {
-			hasMore = true
-			break
+			return items, lastV, true
 		}
 		items = append(items, item)
 		lastV = r.latestV()
 	}
-	body := obj{{"data", items}, {"has_more", hasMore}, {"object", "list"}}
-	next := ""
-	if hasMore {
-		cur := encodeChangesPage(cr.since, lastV, max)
-		body = append(body, kv{"next_cursor", cur})
-		next = changesNextQuery(c.r.URL.RawQuery, cur, encodeChangesSince(max))
-	}
-	body = append(body, kv{"next_changes_since", encodeChangesSince(max)},
-		kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", nonNil(lr.warnings)}}}, kv{"url", c.r.URL.Path})
-	return s.finishList(c, body, next), nil
+	return items, lastV, false
 }
 
 // changeItem renders one change group relative to the session's since

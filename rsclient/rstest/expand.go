@@ -23,32 +23,53 @@ func (s *Server) parseExpand(c *call, t *target) ([]expandReq, *apiError) {
 	}
 	var out []expandReq
 	for _, n := range names {
-		var er *expandReq
-		for _, d := range t.info.decl.Query.Expand {
-			for _, r := range t.info.decl.Relationships {
-				if d.Name == n && r.Name == n {
-					er = &expandReq{decl: d, rel: r}
-				}
-			}
-		}
-		if er == nil || s.ix.streams[t.info.connector.Key][er.rel.Stream] == nil {
+		er := s.expandable(t, n)
+		if er == nil {
 			return nil, newErr("invalid_expand", "expand", "Relation '%s' is not declared as expandable on stream '%s'", n, t.info.decl.Name)
 		}
-		er.limit = er.decl.DefaultLimit
-		if er.limit <= 0 {
-			er.limit = 10
-		}
-		if v, ok := c.q.expandLimit[n]; ok && er.rel.Cardinality == "has_many" {
-			if l, err := strconv.Atoi(v[len(v)-1]); err == nil && l > 0 {
-				er.limit = l
-			}
-		}
-		if er.decl.MaxLimit > 0 && er.limit > er.decl.MaxLimit {
-			er.limit = er.decl.MaxLimit
-		}
+		v, hasLimit := c.q.expandLimit[n]
+		er.limit = expandLimit(er, v, hasLimit)
 		out = append(out, *er)
 	}
 	return out, nil
+}
+
+// expandable finds relation n declared both as an expansion and as a
+// relationship of t's stream (the last such pair, as declared), whose
+// target stream the connector has; nil when there is none.
+func (s *Server) expandable(t *target, n string) *expandReq {
+	var er *expandReq
+	for _, d := range t.info.decl.Query.Expand {
+		for _, r := range t.info.decl.Relationships {
+			if d.Name == n && r.Name == n {
+				er = &expandReq{decl: d, rel: r}
+			}
+		}
+	}
+	if er == nil || s.ix.streams[t.info.connector.Key][er.rel.Stream] == nil {
+		return nil
+	}
+	return er
+}
+
+// expandLimit is the number of children expanded: the declared default (10
+// when unset), replaced by the last expand_limit value when it is a
+// positive integer and the relation is has_many, then capped at the
+// declared maximum.
+func expandLimit(er *expandReq, vals []string, hasLimit bool) int {
+	limit := er.decl.DefaultLimit
+	if limit <= 0 {
+		limit = 10
+	}
+	if hasLimit && er.rel.Cardinality == "has_many" {
+		if l, err := strconv.Atoi(vals[len(vals)-1]); err == nil && l > 0 {
+			limit = l
+		}
+	}
+	if er.decl.MaxLimit > 0 && limit > er.decl.MaxLimit {
+		limit = er.decl.MaxLimit
+	}
+	return limit
 }
 
 // expandRecord resolves relations within the record's own connection: a

@@ -40,58 +40,85 @@ func (s *Server) principalName(tok string) string {
 
 // injectFault applies the configured fault; true means it answered.
 func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
-	s.mu.Lock()
-	f := s.faults
-	hit := false
-	if f != nil && strings.HasPrefix(r.URL.Path, f.PathPrefix) {
-		s.faultSeq++
-		hit = f.EveryN <= 1 || s.faultSeq%f.EveryN == 0
-	}
-	var fc Faults
-	if hit {
-		fc = *f
-	}
-	s.mu.Unlock()
+	fc, hit := s.nextFault(r)
 	if !hit {
 		return false
 	}
-	if fc.Latency > 0 {
-		t := time.NewTimer(fc.Latency)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return true
-		}
+	if !faultDelay(r, fc.Latency) {
+		return true // the client went away while we waited
 	}
 	c := &call{w: w, r: r, reqID: requestID(r)}
+	// Set even when the fault is only latency: the request then continues
+	// to its handler with these headers already in place.
 	w.Header().Set("Request-Id", c.reqID)
 	w.Header().Set("PDPP-Version", pdppVersion)
+	return s.answerFault(c, fc)
+}
+
+// nextFault counts a request under the fault's path prefix and returns a
+// copy of the fault when this request is one of every EveryN it hits.
+func (s *Server) nextFault(r *http.Request) (Faults, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.faults
+	if f == nil || !strings.HasPrefix(r.URL.Path, f.PathPrefix) {
+		return Faults{}, false
+	}
+	s.faultSeq++
+	if f.EveryN <= 1 || s.faultSeq%f.EveryN == 0 {
+		return *f, true
+	}
+	return Faults{}, false
+}
+
+// faultDelay waits out an injected latency; false means the request's
+// context ended first.
+func faultDelay(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		t.Stop()
+		return false
+	}
+}
+
+// answerFault answers with the first configured failure, in order: reset,
+// 5xx, malformed JSON, oversized body; false when fc has none of them.
+func (s *Server) answerFault(c *call, fc Faults) bool {
 	switch {
 	case fc.Reset:
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				_ = conn.Close()
-				return true
-			}
-		}
-		panic(http.ErrAbortHandler) // no hijacker (HTTP/2): abort the stream
+		resetConn(c.w)
 	case fc.Status5xx >= 500 && fc.Status5xx <= 599:
 		e := &apiError{status: fc.Status5xx, code: "api_error", message: "Injected fault: upstream unavailable"}
 		if fc.Status5xx == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "1")
+			c.w.Header().Set("Retry-After", "1")
 		}
 		s.writeJSON(c, e.status, e.envelope(c.reqID))
-		return true
 	case fc.MalformedJSON:
-		body := `{"object":"list","data":[{"object":"record","id":`
-		s.writeRaw(c, body)
-		return true
+		s.writeRaw(c, `{"object":"list","data":[{"object":"record","id":`)
 	case fc.OversizedBytes > 0:
 		s.writeRaw(c, paddedBody(fc.OversizedBytes))
-		return true
+	default:
+		return false
 	}
-	return false
+	return true
+}
+
+// resetConn drops the connection without a response: closed outright
+// when the writer can be hijacked, else the stream is aborted (HTTP/2).
+func resetConn(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler) // no hijacker (HTTP/2): abort the stream
 }
 
 // writeRaw writes a 200 JSON-typed body verbatim.

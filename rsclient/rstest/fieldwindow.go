@@ -27,31 +27,51 @@ type fwParams struct {
 	warnings      []any
 }
 
-// parseFieldWindow validates the selector parameters.
+// parseFieldWindow validates the selector parameters, in the reference's
+// order: field, offset/limit, q, then the context around q.
 func parseFieldWindow(q *query) (*fwParams, *apiError) {
 	p := &fwParams{limit: fwDefaultLimit}
 	p.field, _ = q.one("field")
 	if p.field == "" || strings.ContainsAny(p.field, ".[]") {
 		return nil, newErr("invalid_field_path", "field", "field must name a single top-level field")
 	}
-	intParam := func(name string, lo, hi int) (int, bool, *apiError) {
-		v, ok := q.one(name)
-		if !ok {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < lo || (hi > 0 && n > hi) {
-			return 0, true, newErr("invalid_window", name, "%s must be an integer in range", name)
-		}
-		return n, true, nil
+	offSet, err := p.parseSpan(q)
+	if err != nil {
+		return nil, err
 	}
+	if err := p.parseQ(q, offSet); err != nil {
+		return nil, err
+	}
+	if err := p.parseContext(q); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// windowInt reads an optional integer parameter in [lo, hi] (hi 0 means
+// unbounded) and whether it was given.
+func windowInt(q *query, name string, lo, hi int) (int, bool, *apiError) {
+	v, ok := q.one(name)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || (hi > 0 && n > hi) {
+		return 0, true, newErr("invalid_window", name, "%s must be an integer in range", name)
+	}
+	return n, true, nil
+}
+
+// parseSpan reads offset_chars and limit_chars, clamping the limit with a
+// warning; it reports whether offset_chars was given, which q forbids.
+func (p *fwParams) parseSpan(q *query) (bool, *apiError) {
 	var err *apiError
 	var offSet bool
-	if p.offset, offSet, err = intParam("offset_chars", 0, 0); err != nil {
-		return nil, err
+	if p.offset, offSet, err = windowInt(q, "offset_chars", 0, 0); err != nil {
+		return offSet, err
 	}
-	if p.limit, p.limitSet, err = intParam("limit_chars", 1, 0); err != nil {
-		return nil, err
+	if p.limit, p.limitSet, err = windowInt(q, "limit_chars", 1, 0); err != nil {
+		return offSet, err
 	}
 	if !p.limitSet {
 		p.limit = fwDefaultLimit
@@ -62,19 +82,31 @@ func parseFieldWindow(q *query) (*fwParams, *apiError) {
 			fmt.Sprintf("limit_chars clamped to %d", fwMaxLimit)))
 		p.limit = fwMaxLimit
 	}
+	return offSet, nil
+}
+
+// parseQ reads q, which must be non-empty and excludes offset_chars.
+func (p *fwParams) parseQ(q *query, offSet bool) *apiError {
 	p.q, p.hasQ = q.one("q")
 	if p.hasQ && p.q == "" {
-		return nil, newErr("invalid_window", "q", "q must be a non-empty string")
+		return newErr("invalid_window", "q", "q must be a non-empty string")
 	}
 	if p.hasQ && offSet {
-		return nil, newErr("invalid_window", "offset_chars", "offset_chars and q are mutually exclusive")
+		return newErr("invalid_window", "offset_chars", "offset_chars and q are mutually exclusive")
 	}
+	return nil
+}
+
+// parseContext reads before_chars and after_chars, which only mean
+// something around a q match; the error names before_chars when both are set.
+func (p *fwParams) parseContext(q *query) *apiError {
+	var err *apiError
 	var bSet, aSet bool
-	if p.before, bSet, err = intParam("before_chars", 0, fwMaxContext); err != nil {
-		return nil, err
+	if p.before, bSet, err = windowInt(q, "before_chars", 0, fwMaxContext); err != nil {
+		return err
 	}
-	if p.after, aSet, err = intParam("after_chars", 0, fwMaxContext); err != nil {
-		return nil, err
+	if p.after, aSet, err = windowInt(q, "after_chars", 0, fwMaxContext); err != nil {
+		return err
 	}
 	p.contextSet = bSet || aSet
 	if p.contextSet && !p.hasQ {
@@ -82,9 +114,9 @@ func parseFieldWindow(q *query) (*fwParams, *apiError) {
 		if !bSet {
 			name = "after_chars"
 		}
-		return nil, newErr("invalid_window", name, "%s requires q", name)
+		return newErr("invalid_window", name, "%s requires q", name)
 	}
-	return p, nil
+	return nil
 }
 
 // fieldWindow serves GET …/records/{id}/field-window.

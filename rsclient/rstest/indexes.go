@@ -215,7 +215,8 @@ func (ix *indexes) indexRecords(ds *Dataset, bad func(string, ...any)) {
 	}
 }
 
-// indexTokens validates grants and token lists.
+// indexTokens validates grants and token lists. Every problem is reported
+// through bad, in dataset order, so the first message stays the same.
 func (ix *indexes) indexTokens(ds *Dataset, bad func(string, ...any)) {
 	seenTok := map[string]bool{}
 	seenGrant := map[string]bool{}
@@ -230,45 +231,56 @@ func (ix *indexes) indexTokens(ds *Dataset, bad func(string, ...any)) {
 		ix.expired[t] = true
 	}
 	for gi := range ds.Grants {
-		g := &ds.Grants[gi]
-		if g.ID == "" || seenGrant[g.ID] {
-			bad("duplicate or empty grant id %q", g.ID)
-		}
-		seenGrant[g.ID] = true
-		if g.Token == "" || seenTok[g.Token] {
-			bad("grant %q: duplicate or empty token", g.ID)
-		}
-		seenTok[g.Token] = true
-		ix.grants[g.Token] = g
-		sts := ix.streams[g.ConnectorKey]
-		if ix.connectors[g.ConnectorKey] == nil {
-			bad("grant %q: unknown connector key %q", g.ID, g.ConnectorKey)
+		ix.indexGrant(&ds.Grants[gi], seenTok, seenGrant, bad)
+	}
+}
+
+// indexGrant registers one grant under its token after checking its id and
+// token are unique, then checks its streams against its connector.
+func (ix *indexes) indexGrant(g *Grant, seenTok, seenGrant map[string]bool, bad func(string, ...any)) {
+	if g.ID == "" || seenGrant[g.ID] {
+		bad("duplicate or empty grant id %q", g.ID)
+	}
+	seenGrant[g.ID] = true
+	if g.Token == "" || seenTok[g.Token] {
+		bad("grant %q: duplicate or empty token", g.ID)
+	}
+	seenTok[g.Token] = true
+	ix.grants[g.Token] = g
+	if ix.connectors[g.ConnectorKey] == nil {
+		bad("grant %q: unknown connector key %q", g.ID, g.ConnectorKey)
+		return
+	}
+	sts := ix.streams[g.ConnectorKey]
+	seenStream := map[string]bool{}
+	for _, gs := range g.Streams {
+		info := sts[gs.Name]
+		if info == nil || seenStream[gs.Name] {
+			bad("grant %q: stream %q not in manifest of %q or duplicated", g.ID, gs.Name, g.ConnectorKey)
 			continue
 		}
-		seenStream := map[string]bool{}
-		for _, gs := range g.Streams {
-			info := sts[gs.Name]
-			if info == nil || seenStream[gs.Name] {
-				bad("grant %q: stream %q not in manifest of %q or duplicated", g.ID, gs.Name, g.ConnectorKey)
-				continue
-			}
-			seenStream[gs.Name] = true
-			if len(gs.ConnectionIDs) == 0 {
-				bad("grant %q stream %q: no connection ids", g.ID, gs.Name)
-			}
-			for _, id := range gs.ConnectionIDs {
-				if cn := ix.connections[id]; cn == nil || cn.ConnectorKey != g.ConnectorKey {
-					bad("grant %q stream %q: connection %q unknown or of another connector", g.ID, gs.Name, id)
-				}
-			}
-			for _, f := range gs.Fields {
-				if info.propIdx[f] == nil {
-					bad("grant %q stream %q: field %q not in schema", g.ID, gs.Name, f)
-				}
-			}
-			if tc := gs.TimeConstraint; tc != nil && info.propIdx[tc.Field] == nil {
-				bad("grant %q stream %q: time constraint field %q not in schema", g.ID, gs.Name, tc.Field)
-			}
+		seenStream[gs.Name] = true
+		ix.checkGrantStream(g, &gs, info, bad)
+	}
+}
+
+// checkGrantStream checks one granted stream's connections, fields and time
+// constraint exist (and the connections belong to the grant's connector).
+func (ix *indexes) checkGrantStream(g *Grant, gs *GrantStream, info *streamInfo, bad func(string, ...any)) {
+	if len(gs.ConnectionIDs) == 0 {
+		bad("grant %q stream %q: no connection ids", g.ID, gs.Name)
+	}
+	for _, id := range gs.ConnectionIDs {
+		if cn := ix.connections[id]; cn == nil || cn.ConnectorKey != g.ConnectorKey {
+			bad("grant %q stream %q: connection %q unknown or of another connector", g.ID, gs.Name, id)
 		}
+	}
+	for _, f := range gs.Fields {
+		if info.propIdx[f] == nil {
+			bad("grant %q stream %q: field %q not in schema", g.ID, gs.Name, f)
+		}
+	}
+	if tc := gs.TimeConstraint; tc != nil && info.propIdx[tc.Field] == nil {
+		bad("grant %q stream %q: time constraint field %q not in schema", g.ID, gs.Name, tc.Field)
 	}
 }

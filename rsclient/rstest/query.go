@@ -52,54 +52,89 @@ func parseQuery(raw string) (*query, *queryError) {
 		if part == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(part, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil {
-			return nil, &queryError{Msg: "Malformed query parameter encoding"}
-		}
-		val, err := url.QueryUnescape(v)
-		if err != nil {
-			return nil, &queryError{Param: key, Msg: "Malformed query parameter encoding: " + key}
-		}
-		base, segs, ok := splitBrackets(key)
-		if !ok || base == "" {
-			return nil, &queryError{Param: key, Msg: "Malformed query parameter: " + key}
-		}
-		if !seen[base] {
-			seen[base] = true
-			q.names = append(q.names, base)
-		}
-		switch {
-		case base == "filter":
-			if len(segs) < 1 || len(segs) > 2 || segs[0] == "" || (len(segs) == 2 && segs[1] == "") {
-				return nil, &queryError{Param: "filter", Msg: "filter must be filter[<field>] or filter[<field>][<op>]"}
-			}
-			op := ""
-			if len(segs) == 2 {
-				op = segs[1]
-			}
-			f := q.filters[segs[0]]
-			if f == nil {
-				f = map[string][]string{}
-				q.filters[segs[0]] = f
-				q.filterOrder = append(q.filterOrder, segs[0])
-			}
-			f[op] = append(f[op], val)
-		case base == "expand_limit":
-			if len(segs) != 1 || segs[0] == "" {
-				return nil, &queryError{Param: "expand_limit", Msg: "expand_limit must be expand_limit[<relation>]"}
-			}
-			q.expandLimit[segs[0]] = append(q.expandLimit[segs[0]], val)
-		default:
-			// qs turns `k[]` and `k[0]` into arrays; deeper nesting is an
-			// object the RS would not understand for these keys.
-			if len(segs) > 1 || (len(segs) == 1 && !isIndex(segs[0])) {
-				return nil, &queryError{Param: base, Msg: "Malformed query parameter: " + key}
-			}
-			q.vals[base] = append(q.vals[base], val)
+		if err := q.addPart(part, seen); err != nil {
+			return nil, err
 		}
 	}
 	return q, nil
+}
+
+// addPart decodes one `key=value` pair and files it under its base name;
+// seen tracks which base names q.names already lists.
+func (q *query) addPart(part string, seen map[string]bool) *queryError {
+	key, val, err := unescapePart(part)
+	if err != nil {
+		return err
+	}
+	base, segs, ok := splitBrackets(key)
+	if !ok || base == "" {
+		return &queryError{Param: key, Msg: "Malformed query parameter: " + key}
+	}
+	if !seen[base] {
+		seen[base] = true
+		q.names = append(q.names, base)
+	}
+	switch base {
+	case "filter":
+		return q.addFilter(segs, val)
+	case "expand_limit":
+		return q.addExpandLimit(segs, val)
+	default:
+		return q.addPlain(base, key, segs, val)
+	}
+}
+
+// unescapePart splits a pair at its first '=' and percent-decodes both
+// halves; a bad key is reported without a param because it has no name yet.
+func unescapePart(part string) (key, val string, qerr *queryError) {
+	k, v, _ := strings.Cut(part, "=")
+	key, err := url.QueryUnescape(k)
+	if err != nil {
+		return "", "", &queryError{Msg: "Malformed query parameter encoding"}
+	}
+	val, err = url.QueryUnescape(v)
+	if err != nil {
+		return "", "", &queryError{Param: key, Msg: "Malformed query parameter encoding: " + key}
+	}
+	return key, val, nil
+}
+
+// addFilter files `filter[f]` (exact match, op "") or `filter[f][op]`.
+func (q *query) addFilter(segs []string, val string) *queryError {
+	if len(segs) < 1 || len(segs) > 2 || segs[0] == "" || (len(segs) == 2 && segs[1] == "") {
+		return &queryError{Param: "filter", Msg: "filter must be filter[<field>] or filter[<field>][<op>]"}
+	}
+	op := ""
+	if len(segs) == 2 {
+		op = segs[1]
+	}
+	f := q.filters[segs[0]]
+	if f == nil {
+		f = map[string][]string{}
+		q.filters[segs[0]] = f
+		q.filterOrder = append(q.filterOrder, segs[0])
+	}
+	f[op] = append(f[op], val)
+	return nil
+}
+
+// addExpandLimit files `expand_limit[rel]`.
+func (q *query) addExpandLimit(segs []string, val string) *queryError {
+	if len(segs) != 1 || segs[0] == "" {
+		return &queryError{Param: "expand_limit", Msg: "expand_limit must be expand_limit[<relation>]"}
+	}
+	q.expandLimit[segs[0]] = append(q.expandLimit[segs[0]], val)
+	return nil
+}
+
+// addPlain files a plain parameter. qs turns `k[]` and `k[0]` into arrays;
+// deeper nesting is an object the RS would not understand for these keys.
+func (q *query) addPlain(base, key string, segs []string, val string) *queryError {
+	if len(segs) > 1 || (len(segs) == 1 && !isIndex(segs[0])) {
+		return &queryError{Param: base, Msg: "Malformed query parameter: " + key}
+	}
+	q.vals[base] = append(q.vals[base], val)
+	return nil
 }
 
 // splitBrackets splits `a[b][c]` into "a", ["b","c"].

@@ -37,11 +37,9 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	var pc *wireCursor
-	if raw, ok := c.q.one("cursor"); ok {
-		if pc, ok = parsePageCursor(raw); !ok {
-			return nil, newErr("invalid_cursor", "", malformedCursor)
-		}
+	pc, err := pageCursorParam(c.q)
+	if err != nil {
+		return nil, err
 	}
 	cs, hasCS := c.q.one("changes_since")
 	cr, isChanges, cerr := changesRequest(cs, hasCS, pc)
@@ -51,40 +49,96 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 	if isChanges {
 		return s.changes(c, lr, cr)
 	}
-	var after *sortKey
-	if pc != nil {
-		if len(lr.sc.targets) != 1 {
-			return nil, newErr("invalid_cursor", "cursor", "cursor is not valid under multi-connection fan-in; retry with connection_id")
-		}
-		k, perr := recordsPosition(pc, lr.order)
-		if perr != nil {
-			return nil, perr
-		}
-		after = &k
+	after, err := lr.resumePosition(pc)
+	if err != nil {
+		return nil, err
 	}
-	var items []obj
-	hasMore := false
-	total := 0
-	var last *rec
-	type got struct {
-		t *target
-		r *rec
+	pg := lr.collectPages(after)
+	items, last := s.renderItems(lr, pg.rows)
+	body := obj{{"data", items}, {"has_more", pg.hasMore}, {"object", "list"}}
+	next := ""
+	fanIn := len(lr.sc.targets) > 1
+	if pg.hasMore && !fanIn && last != nil {
+		cur := encodePageCursor(last.key, lr.order)
+		body = append(body, kv{"next_cursor", cur})
+		next = withParam(c.r.URL.RawQuery, "cursor", cur)
 	}
-	var all []got
+	if pg.hasMore && fanIn {
+		lr.warnings = append(lr.warnings, warning("partial_results", "connection_id", nil,
+			"has_more=true and next_cursor is not emitted under multi-connection fan-in. Retry with `connection_id` to page a single connection."))
+	}
+	body = append(body, kv{"meta", lr.listMeta(pg.total)}, kv{"url", c.r.URL.Path})
+	return s.finishList(c, body, next), nil
+}
+
+// pageCursorParam decodes the cursor parameter, nil when absent; a cursor
+// that does not parse is invalid_cursor without a param.
+func pageCursorParam(q *query) (*wireCursor, *apiError) {
+	raw, ok := q.one("cursor")
+	if !ok {
+		return nil, nil
+	}
+	pc, ok := parsePageCursor(raw)
+	if !ok {
+		return nil, newErr("invalid_cursor", "", malformedCursor)
+	}
+	return pc, nil
+}
+
+// resumePosition is the sort key a page cursor resumes after, nil for the
+// first page. A cursor names one connection's position, so fan-in refuses it.
+func (lr *listReq) resumePosition(pc *wireCursor) (*sortKey, *apiError) {
+	if pc == nil {
+		return nil, nil
+	}
+	if len(lr.sc.targets) != 1 {
+		return nil, newErr("invalid_cursor", "cursor", "cursor is not valid under multi-connection fan-in; retry with connection_id")
+	}
+	k, perr := recordsPosition(pc, lr.order)
+	if perr != nil {
+		return nil, perr
+	}
+	return &k, nil
+}
+
+// targetRec is a record together with the connection it was read from.
+type targetRec struct {
+	t *target
+	r *rec
+}
+
+// listPages is what every target contributed to one /records page.
+type listPages struct {
+	rows    []targetRec
+	hasMore bool
+	total   int // exact match count, only computed when count != none
+}
+
+// collectPages reads each target's page in turn. A fan-in page is each
+// connection's page in turn, not one merged order (captures 0091, 0095,
+// 0156).
+func (lr *listReq) collectPages(after *sortKey) listPages {
+	var pg listPages
 	for i := range lr.sc.targets {
 		t := &lr.sc.targets[i]
 		page, more := pageTarget(t, lr.order, after, lr.limit, lr.filters)
-		hasMore = hasMore || more
+		pg.hasMore = pg.hasMore || more
 		for _, r := range page {
-			all = append(all, got{t, r})
+			pg.rows = append(pg.rows, targetRec{t, r})
 		}
 		if lr.count != "none" {
-			total += countTarget(t, lr.filters)
+			pg.total += countTarget(t, lr.filters)
 		}
 	}
-	// A fan-in page is each connection's page in turn, not one merged
-	// order (captures 0091, 0095, 0156).
-	for _, g := range all {
+	return pg
+}
+
+// renderItems projects (and expands) each row; it returns the items, never
+// nil so an empty page encodes as [], and the last record for the cursor.
+func (s *Server) renderItems(lr *listReq, rows []targetRec) ([]obj, *rec) {
+	items := []obj{}
+	var last *rec
+	for _, g := range rows {
 		item := s.recordItem(g.t, g.r, lr.keep)
 		if len(lr.expand) > 0 {
 			item = append(item, kv{"expanded", s.expandRecord(g.t, g.r, lr.expand)})
@@ -92,21 +146,12 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 		items = append(items, item)
 		last = g.r
 	}
-	if items == nil {
-		items = []obj{}
-	}
-	body := obj{{"data", items}, {"has_more", hasMore}, {"object", "list"}}
-	next := ""
-	fanIn := len(lr.sc.targets) > 1
-	if hasMore && !fanIn && last != nil {
-		cur := encodePageCursor(last.key, lr.order)
-		body = append(body, kv{"next_cursor", cur})
-		next = withParam(c.r.URL.RawQuery, "cursor", cur)
-	}
-	if hasMore && fanIn {
-		lr.warnings = append(lr.warnings, warning("partial_results", "connection_id", nil,
-			"has_more=true and next_cursor is not emitted under multi-connection fan-in. Retry with `connection_id` to page a single connection."))
-	}
+	return items, last
+}
+
+// listMeta is a /records page's meta: count, warnings and, when asked for,
+// the exact window.
+func (lr *listReq) listMeta(total int) obj {
 	var count any = obj{{"kind", "none"}}
 	if lr.count != "none" {
 		count = obj{{"kind", "exact"}, {"value", total}}
@@ -115,26 +160,44 @@ func (s *Server) records(c *call, stream string) (obj, *apiError) {
 	if lr.window == "exact" {
 		meta = append(meta, kv{"window", windowMeta(lr)})
 	}
-	body = append(body, kv{"meta", meta}, kv{"url", c.r.URL.Path})
-	return s.finishList(c, body, next), nil
+	return meta
+}
+
+// enumParam is a parameter restricted to a fixed vocabulary, with the
+// reference's message for a value outside it.
+type enumParam struct {
+	name    string
+	allowed []string
+	msg     string
+}
+
+// Enumerated /records parameters, checked in this order after sort.
+var (
+	countParam  = enumParam{"count", []string{"none", "estimated", "exact"}, "count must be one of none, estimated, exact"}
+	windowParam = enumParam{"window", []string{"none", "exact"}, "window must be one of none, exact"}
+)
+
+// read returns the parameter's value, or def when absent; a value outside
+// the vocabulary is invalid_request on that param.
+func (e enumParam) read(q *query, def string) (string, *apiError) {
+	v, ok := q.one(e.name)
+	if !ok {
+		return def, nil
+	}
+	if !contains(e.allowed, v) {
+		return "", newErr("invalid_request", e.name, "%s", e.msg)
+	}
+	return v, nil
 }
 
 // parseList validates every /records parameter except cursor and
 // changes_since, in the reference's order: allowlist, client gate, scope.
 func (s *Server) parseList(c *call, stream string) (*listReq, *apiError) {
-	q := c.q
-	if err := q.checkAllowed(recordsAllowed...); err != nil {
-		return nil, err
-	}
-	if !c.p.owner {
-		if err := q.rejectClientExtras(); err != nil {
-			return nil, err
-		}
-	}
-	sc, err := s.streamScope(c, stream)
+	sc, err := s.listScope(c, stream)
 	if err != nil {
 		return nil, err
 	}
+	q := c.q
 	lr := &listReq{sc: sc, order: "desc", count: "none", window: "none", warnings: sc.warnings}
 	var w any
 	lr.limit, w = parseLimit(q, "limit")
@@ -145,17 +208,11 @@ func (s *Server) parseList(c *call, stream string) (*listReq, *apiError) {
 	if err := lr.parseOrder(q, t.info); err != nil {
 		return nil, err
 	}
-	if v, ok := q.one("count"); ok {
-		if v != "none" && v != "estimated" && v != "exact" {
-			return nil, newErr("invalid_request", "count", "count must be one of none, estimated, exact")
-		}
-		lr.count = v
+	if lr.count, err = countParam.read(q, lr.count); err != nil {
+		return nil, err
 	}
-	if v, ok := q.one("window"); ok {
-		if v != "none" && v != "exact" {
-			return nil, newErr("invalid_request", "window", "window must be one of none, exact")
-		}
-		lr.window = v
+	if lr.window, err = windowParam.read(q, lr.window); err != nil {
+		return nil, err
 	}
 	if lr.keep, err = parseProjection(q, t); err != nil {
 		return nil, err
@@ -167,6 +224,20 @@ func (s *Server) parseList(c *call, stream string) (*listReq, *apiError) {
 		return nil, err
 	}
 	return lr, nil
+}
+
+// listScope runs /records' first three checks: the allowlist, the
+// owner-only parameters on a client token, then the stream scope.
+func (s *Server) listScope(c *call, stream string) (*scope, *apiError) {
+	if err := c.q.checkAllowed(recordsAllowed...); err != nil {
+		return nil, err
+	}
+	if !c.p.owner {
+		if err := c.q.rejectClientExtras(); err != nil {
+			return nil, err
+		}
+	}
+	return s.streamScope(c, stream)
 }
 
 // parseLimit applies the default-25, clamp-at-100 rule (§2.4, §2.8).

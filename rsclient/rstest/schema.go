@@ -36,22 +36,8 @@ func (s *Server) schema(c *call) (obj, *apiError) {
 	items := s.schemaItems(c.p)
 	items = scopeItems(items, stream, hasStream, connID, hasConn)
 	if full && !hasConn {
-		var avail []obj
-		for _, it := range items {
-			for _, st := range it.streams {
-				for _, cn := range st.conns {
-					o := obj{{"connection_id", cn.ID}, {"connector_key", it.c.Key}, {"stream", st.info.decl.Name}}
-					if cn.DisplayName != "" {
-						o = append(o, kv{"display_name", cn.DisplayName})
-					}
-					avail = append(avail, o)
-				}
-			}
-		}
-		if len(avail) > 1 {
-			return nil, newErr("ambiguous_schema_detail", "connection_id",
-				"Stream '%s' resolves to more than one connection; retry with `connection_id` for detail=full.", stream).
-				with("retry_with", "connection_id").with("available_connections", avail)
+		if err := ambiguousDetail(items, stream); err != nil {
+			return nil, err
 		}
 	}
 	rendered := []obj{}
@@ -60,11 +46,7 @@ func (s *Server) schema(c *call) (obj, *apiError) {
 		rendered = append(rendered, s.renderConnector(c.p, it, compact))
 		streamCount += len(it.streams)
 	}
-	bearer := obj{{"scope", "owner"}, {"token_kind", "owner"}}
-	if !c.p.owner {
-		bearer = obj{{"scope", "grant"}, {"token_kind", "client"}, {"grant_id", c.p.grant.ID}, {"client_id", c.p.grant.ClientID}}
-	}
-	body := obj{{"bearer", bearer}, {"connectors", rendered}, {"object", "schema"}}
+	body := obj{{"bearer", schemaBearer(c.p)}, {"connectors", rendered}, {"object", "schema"}}
 	if compact {
 		body = append(body, kv{"detail", "compact"})
 	}
@@ -72,6 +54,45 @@ func (s *Server) schema(c *call) (obj, *apiError) {
 		body = append(body, kv{"connector_count", len(rendered)}, kv{"stream_count", streamCount})
 	}
 	return s.finish(c, body), nil
+}
+
+// ambiguousDetail refuses detail=full without connection_id when the
+// scoped stream resolves to more than one connection, listing them so the
+// caller can retry with one.
+func ambiguousDetail(items []schemaConnector, stream string) *apiError {
+	avail := schemaConnections(items)
+	if len(avail) <= 1 {
+		return nil
+	}
+	return newErr("ambiguous_schema_detail", "connection_id",
+		"Stream '%s' resolves to more than one connection; retry with `connection_id` for detail=full.", stream).
+		with("retry_with", "connection_id").with("available_connections", avail)
+}
+
+// schemaConnections lists every (connection, stream) pair of items as the
+// ambiguity error's available_connections.
+func schemaConnections(items []schemaConnector) []obj {
+	var avail []obj
+	for _, it := range items {
+		for _, st := range it.streams {
+			for _, cn := range st.conns {
+				o := obj{{"connection_id", cn.ID}, {"connector_key", it.c.Key}, {"stream", st.info.decl.Name}}
+				if cn.DisplayName != "" {
+					o = append(o, kv{"display_name", cn.DisplayName})
+				}
+				avail = append(avail, o)
+			}
+		}
+	}
+	return avail
+}
+
+// schemaBearer describes the token the schema was read with.
+func schemaBearer(p *principal) obj {
+	if p.owner {
+		return obj{{"scope", "owner"}, {"token_kind", "owner"}}
+	}
+	return obj{{"scope", "grant"}, {"token_kind", "client"}, {"grant_id", p.grant.ID}, {"client_id", p.grant.ClientID}}
 }
 
 // schemaItems lists what the principal may see, before scoping: the grant's

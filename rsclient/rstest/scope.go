@@ -28,38 +28,14 @@ type scope struct {
 // only narrow it.
 func (s *Server) streamScope(c *call, stream string) (*scope, *apiError) {
 	sc := &scope{stream: stream}
+	var err *apiError
 	if c.p.owner {
-		hint, _ := c.q.one("connector_id")
-		hint = strings.TrimSpace(hint)
-		// The reference's owner read scope is "polyfill": one connection
-		// (connection_id) or one connector (connector_id); neither is a
-		// 400, not a read of everything (D12, capture 0159).
-		connID, _, _ := connectionParam(c.q)
-		if hint == "" && connID == "" {
-			return nil, newErr("invalid_request", "", "connector_id must be a single non-empty string for polyfill owner access")
-		}
-		for _, key := range s.connectorKeys() {
-			info := s.ix.streams[key][stream]
-			if info == nil || (hint != "" && hint != key && hint != s.ix.connectors[key].SourceID) {
-				continue
-			}
-			for _, cn := range s.ix.connsOf[key] {
-				sc.all = append(sc.all, target{conn: cn, info: info, set: s.ix.recs[csKey{cn.ID, stream}]})
-			}
-		}
-		if sc.all == nil {
-			return nil, newErr("not_found", "", "Stream '%s' not found", stream)
-		}
+		sc.all, err = s.ownerTargets(c.q, stream)
 	} else {
-		gs := c.p.grantStream(stream)
-		if gs == nil {
-			return nil, newErr("grant_stream_not_allowed", "", "Stream '%s' is not authorized by this grant", stream)
-		}
-		info := s.ix.streams[c.p.grant.ConnectorKey][stream]
-		for _, id := range gs.ConnectionIDs {
-			cn := s.ix.connections[id]
-			sc.all = append(sc.all, target{conn: cn, info: info, gs: gs, set: s.ix.recs[csKey{id, stream}]})
-		}
+		sc.all, err = s.grantTargets(c.p, stream)
+	}
+	if err != nil {
+		return nil, err
 	}
 	sc.targets = sc.all
 	connID, w, err := connectionParam(c.q)
@@ -69,19 +45,72 @@ func (s *Server) streamScope(c *call, stream string) (*scope, *apiError) {
 	if w != nil {
 		sc.warnings = append(sc.warnings, w)
 	}
-	if connID != "" {
-		sc.narrowed = true
-		sc.targets = nil
-		for _, t := range sc.all {
-			if t.conn.ID == connID {
-				sc.targets = append(sc.targets, t)
-			}
-		}
-		if len(sc.targets) == 0 {
-			return nil, newErr("connection_not_found", "connection_id", "Connection '%s' is not addressable for stream '%s' under this authorization", connID, stream)
-		}
+	if connID == "" {
+		return sc, nil
+	}
+	if err := sc.narrow(connID); err != nil {
+		return nil, err
 	}
 	return sc, nil
+}
+
+// ownerTargets is an owner's read scope. The reference's owner read scope
+// is "polyfill": one connection (connection_id) or one connector
+// (connector_id, matched by key or source id); neither is a 400, not a read
+// of everything (D12, capture 0159).
+func (s *Server) ownerTargets(q *query, stream string) ([]target, *apiError) {
+	hint, _ := q.one("connector_id")
+	hint = strings.TrimSpace(hint)
+	connID, _, _ := connectionParam(q)
+	if hint == "" && connID == "" {
+		return nil, newErr("invalid_request", "", "connector_id must be a single non-empty string for polyfill owner access")
+	}
+	var all []target
+	for _, key := range s.connectorKeys() {
+		info := s.ix.streams[key][stream]
+		if info == nil || (hint != "" && hint != key && hint != s.ix.connectors[key].SourceID) {
+			continue
+		}
+		for _, cn := range s.ix.connsOf[key] {
+			all = append(all, target{conn: cn, info: info, set: s.ix.recs[csKey{cn.ID, stream}]})
+		}
+	}
+	if all == nil {
+		return nil, newErr("not_found", "", "Stream '%s' not found", stream)
+	}
+	return all, nil
+}
+
+// grantTargets is a client's read scope: the grant's closed list of
+// connections for the stream.
+func (s *Server) grantTargets(p *principal, stream string) ([]target, *apiError) {
+	gs := p.grantStream(stream)
+	if gs == nil {
+		return nil, newErr("grant_stream_not_allowed", "", "Stream '%s' is not authorized by this grant", stream)
+	}
+	info := s.ix.streams[p.grant.ConnectorKey][stream]
+	var all []target
+	for _, id := range gs.ConnectionIDs {
+		cn := s.ix.connections[id]
+		all = append(all, target{conn: cn, info: info, gs: gs, set: s.ix.recs[csKey{id, stream}]})
+	}
+	return all, nil
+}
+
+// narrow keeps only connID's targets; a connection outside the scope is
+// connection_not_found rather than an empty read.
+func (sc *scope) narrow(connID string) *apiError {
+	sc.narrowed = true
+	sc.targets = nil
+	for _, t := range sc.all {
+		if t.conn.ID == connID {
+			sc.targets = append(sc.targets, t)
+		}
+	}
+	if len(sc.targets) == 0 {
+		return newErr("connection_not_found", "connection_id", "Connection '%s' is not addressable for stream '%s' under this authorization", connID, sc.stream)
+	}
+	return nil
 }
 
 // connectionParam reads connection_id and its deprecated alias.

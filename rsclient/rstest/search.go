@@ -108,19 +108,12 @@ func scoreMap(hs []searchindex.Hit) map[searchindex.DocKey]float64 {
 	return m
 }
 
-// parseSearch validates the search parameters and resolves the scope.
+// parseSearch validates the search parameters and resolves the scope, in
+// the reference's order: gate, q, limit, scope, filters, cursor.
 func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	q := c.q
-	if mode == modeHybrid && q.has("cursor") {
-		return nil, newErr("invalid_request", "cursor", "hybrid search does not support cursor pagination")
-	}
-	if err := q.checkAllowed(searchAllowed...); err != nil {
+	if err := searchGate(c, mode); err != nil {
 		return nil, err
-	}
-	if !c.p.owner {
-		if err := q.rejectClientExtras(); err != nil {
-			return nil, err
-		}
 	}
 	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap}
 	sr.text, _ = q.one("q")
@@ -133,40 +126,87 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 		sr.warnings = append(sr.warnings, w)
 	}
 	streams := q.vals["streams"]
-	connID, aw, err := connectionParam(q)
+	connID, err := s.searchScope(c, sr, streams)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.searchFilters(q, sr, streams); err != nil {
+		return nil, err
+	}
+	sr.snap = snapshotID(mode, sr.text, streams, connID, c.p, c.r.URL.RawQuery)
+	if err := sr.parseCursor(q); err != nil {
+		return nil, err
+	}
+	return sr, nil
+}
+
+// searchGate runs the checks made before any value is read: hybrid has no
+// cursor, the allowlist, and the owner-only parameters on a client token.
+func searchGate(c *call, mode string) *apiError {
+	q := c.q
+	if mode == modeHybrid && q.has("cursor") {
+		return newErr("invalid_request", "cursor", "hybrid search does not support cursor pagination")
+	}
+	if err := q.checkAllowed(searchAllowed...); err != nil {
+		return err
+	}
+	if !c.p.owner {
+		return q.rejectClientExtras()
+	}
+	return nil
+}
+
+// searchScope reads connection_id and resolves the searched targets into
+// sr, returning the connection id ("" when not scoped) for the snapshot.
+func (s *Server) searchScope(c *call, sr *searchReq, streams []string) (string, *apiError) {
+	connID, aw, err := connectionParam(c.q)
+	if err != nil {
+		return "", err
 	}
 	if aw != nil {
 		sr.warnings = append(sr.warnings, aw)
 	}
 	if err := s.searchTargets(c.p, sr, streams, connID); err != nil {
-		return nil, err
+		return "", err
 	}
-	if q.has("filter") {
-		if len(streams) != 1 {
-			return nil, newErr("invalid_request", "filter", "filter[...] requires exactly one streams value")
-		}
-		// Filters are checked against one declaration, as the reference
-		// does; pick it deterministically (dataset connection order), not by
-		// map iteration.
-		if t := s.firstTarget(sr.targets); t != nil {
-			if sr.filters, err = parseFilters(q, t); err != nil {
-				return nil, err
-			}
-		}
+	return connID, nil
+}
+
+// searchFilters parses filter[...], which needs exactly one streams value.
+func (s *Server) searchFilters(q *query, sr *searchReq, streams []string) *apiError {
+	if !q.has("filter") {
+		return nil
 	}
-	sr.snap = snapshotID(mode, sr.text, streams, connID, c.p, c.r.URL.RawQuery)
-	if raw, ok := q.one("cursor"); ok {
-		body, prefixed := strings.CutPrefix(raw, cursorPrefix(mode))
-		b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(body, "="))
-		var sc searchCursor
-		if derr != nil || !prefixed || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
-			return nil, newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
-		}
-		sr.off = sc.Off
+	if len(streams) != 1 {
+		return newErr("invalid_request", "filter", "filter[...] requires exactly one streams value")
 	}
-	return sr, nil
+	// Filters are checked against one declaration, as the reference
+	// does; pick it deterministically (dataset connection order), not by
+	// map iteration.
+	t := s.firstTarget(sr.targets)
+	if t == nil {
+		return nil
+	}
+	var err *apiError
+	sr.filters, err = parseFilters(q, t)
+	return err
+}
+
+// parseCursor decodes the cursor parameter into sr.off; a cursor of another
+// mode, query or principal (its snapshot differs) is refused as stale.
+func (sr *searchReq) parseCursor(q *query) *apiError {
+	raw, ok := q.one("cursor")
+	if !ok {
+		return nil
+	}
+	body, prefixed := strings.CutPrefix(raw, cursorPrefix(sr.mode))
+	b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(body, "="))
+	var sc searchCursor
+	if derr != nil || !prefixed || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
+		return newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
+	}
+	sr.off = sc.Off
+	return nil
 }
 
 // cursorPrefix marks a semantic cursor as the reference RS does

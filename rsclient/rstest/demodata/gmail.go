@@ -100,7 +100,9 @@ type gmailGen struct {
 	labelCount map[string]int
 }
 
-// thread generates k messages replying to each other.
+// thread generates k messages replying to each other. Every random draw
+// happens in a fixed order (the dataset is deterministic), so the helpers
+// below must keep theirs.
 func (g *gmailGen) thread(threadID string, start time.Time, k int, nextID func() string) {
 	r, mb := g.r, g.mb
 	other := mb.contact(r)
@@ -113,40 +115,12 @@ func (g *gmailGen) thread(threadID string, start time.Time, k int, nextID func()
 		if j > 0 {
 			m.subject = "Re: " + subject
 		}
-		fromOwner := r.chance(25)
-		if j > 0 && prev.from.email != mb.ownerEmail {
-			fromOwner = r.chance(60) // people answer the mail they get
-		}
-		if fromOwner {
-			m.from, m.to = mb.owner(), []person{other}
-		} else {
-			m.from, m.to = other, []person{mb.owner()}
-		}
-		if r.chance(30) {
-			m.cc = []person{mb.contact(r)}
-		}
-		if fromOwner && r.chance(6) {
-			m.bcc = []person{mb.contact(r)}
-		}
-		if !fromOwner && r.chance(8) {
-			m.replyTo = []person{{email: "replies@" + mb.domains[0]}}
-		}
+		fromOwner := g.address(m, other, prev)
 		m.headerID = "<" + m.id + "." + threadID[:6] + "@mail." + strings.SplitN(m.from.email, "@", 2)[1] + ">"
 		if prev != nil {
 			m.refs = append(append([]string{}, prev.refs...), prev.headerID)
 		}
-		m.body = mailBody(r, m.to[0].first, m.from.first, mb.topics)
-		m.draft = fromOwner && j == k-1 && r.chance(4)
-		m.seen = fromOwner || r.chance(85)
-		m.flagged = r.chance(8)
-		m.answered = j < k-1 && m.to[0].email == mb.ownerEmail
-		m.attach = r.chance(18)
-		switch x := r.intn(100); {
-		case x < 5:
-			m.html = htmlOnly
-		case x < 15:
-			m.html = htmlBoth
-		}
+		g.fill(m, fromOwner, j == k-1)
 		m.labels = g.labelsFor(m, fromOwner)
 		g.write(m)
 		acc.add(m)
@@ -154,6 +128,50 @@ func (g *gmailGen) thread(threadID string, start time.Time, k int, nextID func()
 		at = at.Add(time.Duration(r.between(300, 30*3600)) * time.Second)
 	}
 	g.writeThread(acc)
+}
+
+// address decides who sends m (the owner or other) and fills its sender
+// and recipients; it reports whether the owner sent it. prev is the message
+// m answers, nil for a thread's first.
+func (g *gmailGen) address(m *mail, other person, prev *mail) bool {
+	r, mb := g.r, g.mb
+	fromOwner := r.chance(25)
+	if prev != nil && prev.from.email != mb.ownerEmail {
+		fromOwner = r.chance(60) // people answer the mail they get
+	}
+	if fromOwner {
+		m.from, m.to = mb.owner(), []person{other}
+	} else {
+		m.from, m.to = other, []person{mb.owner()}
+	}
+	if r.chance(30) {
+		m.cc = []person{mb.contact(r)}
+	}
+	if fromOwner && r.chance(6) {
+		m.bcc = []person{mb.contact(r)}
+	}
+	if !fromOwner && r.chance(8) {
+		m.replyTo = []person{{email: "replies@" + mb.domains[0]}}
+	}
+	return fromOwner
+}
+
+// fill writes m's body, flags and body format; last marks the thread's
+// final message, the only one that may be a draft or stay unanswered.
+func (g *gmailGen) fill(m *mail, fromOwner, last bool) {
+	r, mb := g.r, g.mb
+	m.body = mailBody(r, m.to[0].first, m.from.first, mb.topics)
+	m.draft = fromOwner && last && r.chance(4)
+	m.seen = fromOwner || r.chance(85)
+	m.flagged = r.chance(8)
+	m.answered = !last && m.to[0].email == mb.ownerEmail
+	m.attach = r.chance(18)
+	switch x := r.intn(100); {
+	case x < 5:
+		m.html = htmlOnly
+	case x < 15:
+		m.html = htmlBoth
+	}
 }
 
 // single writes a one-message thread (the well-known messages).
