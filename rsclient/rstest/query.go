@@ -86,13 +86,13 @@ func (q *query) addPart(part string, seen map[string]bool) *queryError {
 
 // unescapePart splits a pair at its first '=' and percent-decodes both
 // halves; a bad key is reported without a param because it has no name yet.
-func unescapePart(part string) (key, val string, qerr *queryError) {
+func unescapePart(part string) (string, string, *queryError) {
 	k, v, _ := strings.Cut(part, "=")
 	key, err := url.QueryUnescape(k)
 	if err != nil {
 		return "", "", &queryError{Msg: "Malformed query parameter encoding"}
 	}
-	val, err = url.QueryUnescape(v)
+	val, err := url.QueryUnescape(v)
 	if err != nil {
 		return "", "", &queryError{Param: key, Msg: "Malformed query parameter encoding: " + key}
 	}
