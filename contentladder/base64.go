@@ -24,45 +24,96 @@ func IsLargeBase64(s string) bool {
 // base64Body checks the alphabet; strict demands the std-alphabet length
 // rule (data: URL payloads are often sloppy about it).
 func base64Body(s string, strict bool) bool {
-	var std, url bool
+	sc, ok := scanBase64(s)
+	return ok && sc.plausible(strict)
+}
+
+// base64Class is what one byte can be in a base64 payload.
+type base64Class uint8
+
+const (
+	b64Invalid base64Class = iota // outside both alphabets (and all non-ASCII)
+	b64Alnum                      // A-Z a-z 0-9: shared by both alphabets
+	b64Std                        // '+' '/': standard alphabet only
+	b64URL                        // '-' '_': URL-safe alphabet only
+	b64Pad                        // '='
+	b64Break                      // '\r' '\n': MIME line breaks, ignored
+)
+
+// base64Classes is a lookup table rather than a switch so the per-byte scan
+// stays one load per byte on multi-kilobyte candidates.
+var base64Classes = func() (t [256]base64Class) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = b64Alnum
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = b64Alnum
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = b64Alnum
+	}
+	t['+'], t['/'] = b64Std, b64Std
+	t['-'], t['_'] = b64URL, b64URL
+	t['='] = b64Pad
+	t['\r'], t['\n'] = b64Break, b64Break
+	return t
+}()
+
+// base64Scan is what one pass over a candidate payload learns.
+type base64Scan struct {
+	std, url bool // saw a character only the standard / URL-safe alphabet has
+	distinct int  // distinct payload characters (padding and breaks excluded)
+	n        int  // payload characters plus padding, line breaks excluded
+	pad      int  // '=' count
+}
+
+// scanBase64 tallies s; ok is false at the first byte no base64 text can
+// hold there: one outside both alphabets, or data after padding.
+func scanBase64(s string) (sc base64Scan, ok bool) {
 	var seen [128]bool
-	distinct, n, pad := 0, 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '\r' || c == '\n':
+		switch base64Classes[c] {
+		case b64Break:
 			continue
-		case c == '=':
-			pad++
-			n++
+		case b64Pad:
+			sc.pad++
+			sc.n++
 			continue
-		case pad > 0 || c >= 128:
-			return false // data after padding, or non-ASCII
-		case c == '+' || c == '/':
-			std = true
-		case c == '-' || c == '_':
-			url = true
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		default:
-			return false
+		case b64Invalid:
+			return sc, false
+		case b64Std:
+			sc.std = true
+		case b64URL:
+			sc.url = true
+		}
+		if sc.pad > 0 {
+			return sc, false // data after padding
 		}
 		if !seen[c] {
 			seen[c] = true
-			distinct++
+			sc.distinct++
 		}
-		n++
+		sc.n++
 	}
+	return sc, true
+}
+
+// plausible applies the whole-payload rules to a successful scan: enough
+// variety to be data rather than a run of one character, at most two pads,
+// one alphabet, and (strict) a length an encoder could have produced.
+func (sc base64Scan) plausible(strict bool) bool {
 	switch {
-	case distinct < 4 || pad > 2 || (std && url):
+	case sc.distinct < 4 || sc.pad > 2 || (sc.std && sc.url):
 		return false
 	case !strict:
 		return true
-	case !std && pad == 0:
+	case !sc.std && sc.pad == 0:
 		// URL-safe or alphanumeric-only, unpadded (RawURLEncoding): any
 		// length but one that leaves a lone 6-bit group.
-		return n%4 != 1
+		return sc.n%4 != 1
 	default:
-		return n%4 == 0
+		return sc.n%4 == 0
 	}
 }
 

@@ -162,57 +162,107 @@ type Binding struct {
 // caller's own request, so safe to echo) and say to restart with
 // offset_chars.
 func (k *CursorKey) Open(s string, b Binding) (Cursor, error) {
-	where := func(reason, format string, args ...any) error {
-		e := newError(CodeInvalidCursor, reason, "cursor", format, args...)
-		e.Message = "cursor for field " + quote(b.FieldPath) + " of record " + quote(b.Ref.ID()) + " " + e.Message +
-			"; restart with offset_chars (or omit the cursor)"
-		return e
+	payload, err := k.authenticPayload(s, b)
+	if err != nil {
+		return Cursor{}, err
 	}
+	c, fp, err := readCursorPayload(payload, b)
+	if err != nil {
+		return Cursor{}, err
+	}
+	if err := checkCursorBinding(fp, b); err != nil {
+		return Cursor{}, err
+	}
+	if err := checkCursorExpiry(c, b); err != nil {
+		return Cursor{}, err
+	}
+	return c, nil
+}
+
+// cursorError is an Open failure: the message names the binding's field and
+// record (the caller's own request, so safe to echo) and says how to recover.
+func cursorError(b Binding, reason, format string, args ...any) error {
+	e := newError(CodeInvalidCursor, reason, "cursor", format, args...)
+	e.Message = "cursor for field " + quote(b.FieldPath) + " of record " + quote(b.Ref.ID()) + " " + e.Message +
+		"; restart with offset_chars (or omit the cursor)"
+	return e
+}
+
+// authenticPayload bounds and decodes s and verifies its MAC in constant
+// time, returning the MAC-covered payload. Nothing in the payload is read
+// before this succeeds.
+func (k *CursorKey) authenticPayload(s string, b Binding) ([]byte, error) {
 	if s == "" || len(s) > maxCursorChars {
-		return Cursor{}, where(ReasonMalformed, "is malformed (wrong length; pass next_cursor exactly as returned)")
+		return nil, cursorError(b, ReasonMalformed, "is malformed (wrong length; pass next_cursor exactly as returned)")
 	}
 	raw, ok := decodeCanonical(s)
 	if !ok || len(raw) < 2+3+3*fpLen+macLen {
-		return Cursor{}, where(ReasonMalformed, "is malformed (not a cursor returned by read_record_field)")
+		return nil, cursorError(b, ReasonMalformed, "is malformed (not a cursor returned by read_record_field)")
 	}
 	payload, mac := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
 	if subtle.ConstantTimeCompare(mac, k.sum(payload)) != 1 {
-		return Cursor{}, where(ReasonTampered, "failed verification (altered, or issued by a server with a different key)")
+		return nil, cursorError(b, ReasonTampered, "failed verification (altered, or issued by a server with a different key)")
 	}
+	return payload, nil
+}
+
+// cursorFingerprints are the bindings an authentic cursor carries, still
+// to be compared with the request's.
+type cursorFingerprints struct{ grant, record, field []byte }
+
+// readCursorPayload decodes an authentic payload into the cursor it states
+// (Ref, FieldPath and GrantHash taken from b, which Open then checks it
+// matches) and refuses any payload that is not byte-for-byte what Seal
+// would write.
+func readCursorPayload(payload []byte, b Binding) (Cursor, cursorFingerprints, error) {
 	d := decoder{b: payload}
 	version, flags := d.byte1(), d.byte1()
 	exp := d.uvarint()
 	c := Cursor{Ref: b.Ref, FieldPath: b.FieldPath, GrantHash: b.GrantHash}
 	c.OffsetChars = d.int(MaxOffsetChars)
 	c.LimitChars = d.int(MaxWindowChars)
-	grant, rec, field := d.raw(fpLen), d.raw(fpLen), d.raw(fpLen)
+	var fp cursorFingerprints
+	fp.grant, fp.record, fp.field = d.raw(fpLen), d.raw(fpLen), d.raw(fpLen)
 	var digest []byte
 	if flags&flagHasDigest != 0 {
 		digest = d.raw(fpLen)
 		c.Digest = digestFPPrefix + base64.RawURLEncoding.EncodeToString(digest)
 	}
 	if d.done() != nil || version != cursorVersion || flags&^flagHasDigest != 0 || exp > 1<<40 ||
-		!bytes.Equal(cursorPayload(exp, uint64(c.OffsetChars), uint64(c.LimitChars), grant, rec, field, digest).b, payload) {
+		!bytes.Equal(cursorPayload(exp, uint64(c.OffsetChars), uint64(c.LimitChars), fp.grant, fp.record, fp.field, digest).b, payload) {
 		// Authentic but unreadable: a future version or a sealing bug.
-		return Cursor{}, where(ReasonMalformed, "has an unsupported format")
-	}
-	switch {
-	case !hmac.Equal(grant, fingerprint("grant", b.GrantHash)):
-		return Cursor{}, where(ReasonForeignGrant, "was issued under a different grant")
-	case !hmac.Equal(rec, fingerprint("record", b.Ref.ID())):
-		return Cursor{}, where(ReasonWrongRecord, "was issued for a different record")
-	case !hmac.Equal(field, fingerprint("field", b.FieldPath)):
-		return Cursor{}, where(ReasonWrongField, "was issued for a different field of this record")
+		return Cursor{}, cursorFingerprints{}, cursorError(b, ReasonMalformed, "has an unsupported format")
 	}
 	c.Expires = time.Unix(int64(exp), 0).UTC()
+	return c, fp, nil
+}
+
+// checkCursorBinding compares the cursor's fingerprints with the request's
+// in the order Open documents (grant, record, field), so a cursor wrong in
+// several ways always gets the same reason.
+func checkCursorBinding(fp cursorFingerprints, b Binding) error {
+	switch {
+	case !hmac.Equal(fp.grant, fingerprint("grant", b.GrantHash)):
+		return cursorError(b, ReasonForeignGrant, "was issued under a different grant")
+	case !hmac.Equal(fp.record, fingerprint("record", b.Ref.ID())):
+		return cursorError(b, ReasonWrongRecord, "was issued for a different record")
+	case !hmac.Equal(fp.field, fingerprint("field", b.FieldPath)):
+		return cursorError(b, ReasonWrongField, "was issued for a different field of this record")
+	}
+	return nil
+}
+
+// checkCursorExpiry refuses a cursor at or after its expiry (b.Now, or the
+// clock when b.Now is zero).
+func checkCursorExpiry(c Cursor, b Binding) error {
 	now := b.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
 	if !now.Before(c.Expires) {
-		return Cursor{}, where(ReasonExpired, "has expired")
+		return cursorError(b, ReasonExpired, "has expired")
 	}
-	return c, nil
+	return nil
 }
 
 // CheckDigest reports ReasonStale when the cursor carries a digest and the

@@ -159,20 +159,52 @@ func ParseFieldWindowHandle(h string) (WindowSpec, error) {
 	return w, nil
 }
 
+// validateWindow checks a decoded field-window spec in a fixed order (what
+// it names, then its numbers, then its q) so a handle with several faults
+// always reports the same one.
 func validateWindow(w WindowSpec) error {
+	if err := validateWindowTarget(w); err != nil {
+		return err
+	}
+	if err := validateWindowBounds(w); err != nil {
+		return err
+	}
+	return validateWindowQuery(w)
+}
+
+// validateWindowTarget checks the record and field the window reads.
+func validateWindowTarget(w WindowSpec) error {
 	if err := w.Ref.Validate(); err != nil {
 		return handleSegmentError(err)
 	}
 	if err := ValidateSegment("field_path", w.FieldPath); err != nil {
 		return handleSegmentError(err)
 	}
+	return nil
+}
+
+// validateWindowBounds checks every character count against its limit; a
+// handle is untrusted input, so nothing here trusts the encoder's caps.
+func validateWindowBounds(w WindowSpec) error {
 	switch {
-	case w.OffsetChars < 0 || w.OffsetChars > MaxOffsetChars:
+	case !inRange(w.OffsetChars, MaxOffsetChars):
 		return malformedHandle("field-window handle has offset_chars out of range")
-	case w.LimitChars < 0 || w.LimitChars > MaxWindowChars:
+	case !inRange(w.LimitChars, MaxWindowChars):
 		return malformedHandle("field-window handle has limit_chars out of range")
-	case w.BeforeChars < 0 || w.BeforeChars > MaxContextChars || w.AfterChars < 0 || w.AfterChars > MaxContextChars:
+	case !inRange(w.BeforeChars, MaxContextChars) || !inRange(w.AfterChars, MaxContextChars):
 		return malformedHandle("field-window handle has before_chars/after_chars out of range")
+	}
+	return nil
+}
+
+// inRange reports 0 <= v <= limit.
+func inRange(v, limit int) bool { return v >= 0 && v <= limit }
+
+// validateWindowQuery checks that q and its context sizes come together,
+// that q excludes an offset (a q window is positioned by its match), and
+// that q itself is usable text.
+func validateWindowQuery(w WindowSpec) error {
+	switch {
 	case !w.HasQ && (w.Q != "" || w.BeforeChars != 0 || w.AfterChars != 0):
 		return malformedHandle("field-window handle has before_chars/after_chars without q")
 	case w.HasQ && w.OffsetChars != 0:

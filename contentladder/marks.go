@@ -89,15 +89,24 @@ func ParseMarked(s string) Marked {
 
 // Truncate is TruncateMarked of the parsed snippet.
 func (m Marked) Truncate(n int) (string, bool) {
-	toks, visible := m.toks, m.visible
-	cut := visible > n
+	cut := m.visible > n
 	if cut && n <= 0 {
 		return "", true
 	}
-	budget := visible
+	budget := m.visible
 	if cut {
-		budget = max(n-1, 0)
+		budget = max(n-1, 0) // the Ellipsis is one of the n runes
 	}
+	out := dropTrailingOpens(balancedPrefix(m.toks, budget))
+	return renderMarks(out, cut), cut
+}
+
+// balancedPrefix keeps tokens until budget runes of text are spent, cutting
+// the last text run at a rune boundary, and repairs tags as it goes: a
+// <mark> while one is open first closes it, and a stray </mark> gets a
+// <mark> before it. Tags are never deleted, so no text is spliced into a
+// new tag.
+func balancedPrefix(toks []markToken, budget int) []markToken {
 	var out []markToken
 	open := false
 	for _, t := range toks {
@@ -122,12 +131,23 @@ func (m Marked) Truncate(n int) (string, bool) {
 		out = append(out, t)
 		open = t.tag == 1
 	}
-	// A trailing <mark> highlights nothing: drop it (and re-derive state).
+	return out
+}
+
+// dropTrailingOpens removes <mark> tags at the end: they highlight nothing.
+func dropTrailingOpens(out []markToken) []markToken {
 	for len(out) > 0 && out[len(out)-1].tag == 1 {
 		out = out[:len(out)-1]
-		open = false
 	}
+	return out
+}
+
+// renderMarks writes the tokens, closes a <mark> still open at the end, and
+// appends the Ellipsis when the snippet was cut (after the close, so the
+// Ellipsis is never highlighted).
+func renderMarks(out []markToken, cut bool) string {
 	var b strings.Builder
+	open := false
 	for _, t := range out {
 		b.WriteString(t.text)
 		if t.tag != 0 {
@@ -140,7 +160,7 @@ func (m Marked) Truncate(n int) (string, bool) {
 	if cut {
 		b.WriteString(Ellipsis)
 	}
-	return b.String(), cut
+	return b.String()
 }
 
 func prefixRunes(s string, n int) string {
