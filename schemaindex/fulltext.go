@@ -113,37 +113,58 @@ func (s fullStream) typesLine() string {
 // typeOf renders one JSON Schema compactly: type (or types joined by |),
 // /format, array<items>, enum(n), "-" when the schema says nothing.
 func typeOf(raw json.RawMessage) string {
-	var s struct {
-		Type   json.RawMessage `json:"type"`
-		Format string          `json:"format"`
-		Items  json.RawMessage `json:"items"`
-		Enum   []any           `json:"enum"`
-		AnyOf  []json.RawMessage
-		OneOf  []json.RawMessage
-	}
+	var s typeSummary
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return "-"
 	}
-	var types []string
-	var one string
-	if json.Unmarshal(s.Type, &one) == nil && one != "" {
-		types = []string{one}
-	} else {
-		_ = json.Unmarshal(s.Type, &types)
-	}
-	if len(types) == 0 {
-		for _, alt := range append(s.AnyOf, s.OneOf...) {
-			if t := typeOf(alt); t != "-" {
-				types = append(types, t)
-			}
-		}
-	}
+	types := s.types()
 	if len(types) == 0 {
 		if len(s.Enum) > 0 {
 			return fmt.Sprintf("enum(%d)", len(s.Enum))
 		}
 		return "-"
 	}
+	s.decorate(types)
+	out := strings.Join(types, "|")
+	if len(s.Enum) > 0 {
+		out += fmt.Sprintf(" enum(%d)", len(s.Enum))
+	}
+	return out
+}
+
+// typeSummary is the part of a JSON Schema typeOf renders.
+type typeSummary struct {
+	Type   json.RawMessage `json:"type"`
+	Format string          `json:"format"`
+	Items  json.RawMessage `json:"items"`
+	Enum   []any           `json:"enum"`
+	AnyOf  []json.RawMessage
+	OneOf  []json.RawMessage
+}
+
+// types returns the declared type (a string or an array of them) or, when
+// there is none, the rendered types of the anyOf/oneOf alternatives.
+func (s *typeSummary) types() []string {
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil && one != "" {
+		return []string{one}
+	}
+	var types []string
+	_ = json.Unmarshal(s.Type, &types)
+	if len(types) > 0 {
+		return types
+	}
+	for _, alt := range append(s.AnyOf, s.OneOf...) {
+		if t := typeOf(alt); t != "-" {
+			types = append(types, t)
+		}
+	}
+	return types
+}
+
+// decorate adds the item type to arrays and the format to every other
+// non-null type, in place.
+func (s *typeSummary) decorate(types []string) {
 	for i, t := range types {
 		switch {
 		case t == "array" && len(s.Items) > 0:
@@ -152,9 +173,4 @@ func typeOf(raw json.RawMessage) string {
 			types[i] = t + "/" + s.Format
 		}
 	}
-	out := strings.Join(types, "|")
-	if len(s.Enum) > 0 {
-		out += fmt.Sprintf(" enum(%d)", len(s.Enum))
-	}
-	return out
 }

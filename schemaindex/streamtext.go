@@ -236,7 +236,11 @@ func (s StreamSource) expandText() string {
 	return out
 }
 
+// searchText describes how to search the stream: its searchable fields
+// and modes when the RS lists them, otherwise what the RS offers at all.
 func (s StreamSource) searchText(stream string) string {
+	// Collected here rather than returned by a helper: slices that do not
+	// leave this frame keep their backing store on the stack.
 	var lex, sem []string
 	for _, f := range s.FieldCaps {
 		if f.Caps.Lexical.Usable {
@@ -246,27 +250,47 @@ func (s StreamSource) searchText(stream string) string {
 			sem = append(sem, token(f.Name))
 		}
 	}
-	if len(lex) == 0 && len(sem) == 0 && !s.advertisesNothing() {
-		return "no search fields advertised by the RS for this stream"
-	}
 	if len(lex) == 0 && len(sem) == 0 {
-		if len(s.OfferedModes) == 0 {
-			return "search fields not advertised, and the RS advertises no search mode"
+		if !s.advertisesNothing() {
+			return "no search fields advertised by the RS for this stream"
 		}
-		out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; try search {"q":"<words>","streams":[%q]}`,
-			strings.Join(s.OfferedModes, "|"), stream)
-		if slices.Contains(s.OfferedModes, ModeSemantic) || slices.Contains(s.OfferedModes, ModeHybrid) {
-			alt := ModeSemantic
-			if !slices.Contains(s.OfferedModes, alt) {
-				alt = ModeHybrid
-			}
-			out += fmt.Sprintf(`; if lexical finds nothing, add "mode":%q`, alt)
-		}
-		return out
+		return s.unadvertisedSearchText(stream)
 	}
+	return fieldSearchText(s.SearchModes, lex, sem)
+}
+
+// unadvertisedSearchText is for a stream whose schema advertises nothing:
+// the real RS still searches it, so point at the modes the RS offers.
+func (s StreamSource) unadvertisedSearchText(stream string) string {
+	if len(s.OfferedModes) == 0 {
+		return "search fields not advertised, and the RS advertises no search mode"
+	}
+	out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; try search {"q":"<words>","streams":[%q]}`,
+		strings.Join(s.OfferedModes, "|"), stream)
+	if alt := semanticFallback(s.OfferedModes); alt != "" {
+		out += fmt.Sprintf(`; if lexical finds nothing, add "mode":%q`, alt)
+	}
+	return out
+}
+
+// semanticFallback is the mode to try when lexical search finds nothing:
+// semantic if offered, else hybrid if offered, else "".
+func semanticFallback(offered []string) string {
+	switch {
+	case slices.Contains(offered, ModeSemantic):
+		return ModeSemantic
+	case slices.Contains(offered, ModeHybrid):
+		return ModeHybrid
+	}
+	return ""
+}
+
+// fieldSearchText lists the stream's search modes and its lexical and
+// semantic fields (each list capped).
+func fieldSearchText(searchModes, lex, sem []string) string {
 	modes := "not_advertised_by_this_RS"
-	if len(s.SearchModes) > 0 {
-		modes = strings.Join(s.SearchModes, "|")
+	if len(searchModes) > 0 {
+		modes = strings.Join(searchModes, "|")
 	}
 	out := "modes=" + modes
 	if len(lex) > 0 {
