@@ -143,52 +143,80 @@ var rangeOps = map[string]bool{OpGTE: true, OpGT: true, OpLTE: true, OpLT: true}
 // validates the whole filter first so a bad entry never yields a partial
 // query.
 func addFilter(b *queryBuilder, f Filter) error {
-	type pair struct{ k, v string }
-	pairs := make([]pair, 0, len(f))
+	params := make([]filterParam, 0, len(f))
 	seen := make(map[string]bool, len(f))
 	for _, ff := range f {
 		name := strconv.Quote(ff.Field)
-		switch {
-		case ff.Field == "":
-			return filterErr("field name must not be empty")
-		case hasBracket(ff.Field):
-			return filterErr("field " + name + " must be a field name, not pre-encoded bracket syntax")
-		case seen[ff.Field]:
-			return filterErr("field " + name + " given twice")
-		case ff.Value != nil && len(ff.Range) > 0:
-			return filterErr("field " + name + " has both an exact value and a range")
-		case ff.Value == nil && len(ff.Range) == 0:
-			return filterErr("field " + name + " needs an exact value or at least one of gte/gt/lte/lt")
+		if err := checkFilterField(ff, name, seen); err != nil {
+			return err
 		}
 		seen[ff.Field] = true
-		if ff.Value != nil {
-			s, err := formatScalar(ff.Value)
-			if err != nil {
-				return filterErr("field " + name + ": " + err.Error())
-			}
-			pairs = append(pairs, pair{"filter[" + ff.Field + "]", s})
-			continue
-		}
-		ops := make(map[string]bool, len(ff.Range))
-		for _, r := range ff.Range {
-			if !rangeOps[r.Op] {
-				return filterErr("field " + name + ": unknown range operator " + strconv.Quote(r.Op) + " (want gte, gt, lte or lt)")
-			}
-			if ops[r.Op] {
-				return filterErr("field " + name + ": operator " + r.Op + " given twice")
-			}
-			ops[r.Op] = true
-			s, err := formatScalar(r.Value)
-			if err != nil {
-				return filterErr("field " + name + " " + r.Op + ": " + err.Error())
-			}
-			pairs = append(pairs, pair{"filter[" + ff.Field + "][" + r.Op + "]", s})
+		var err error
+		if params, err = appendFilterParams(params, ff, name); err != nil {
+			return err
 		}
 	}
-	for _, p := range pairs {
+	for _, p := range params {
 		b.add(p.k, p.v)
 	}
 	return nil
+}
+
+// filterParam is one query parameter a filter entry becomes, held back
+// until the whole filter has validated.
+type filterParam struct{ k, v string }
+
+// checkFilterField checks one entry's shape: a plain, unrepeated field name
+// (name is its quoted form for messages) with exactly one of an exact value
+// or a range.
+func checkFilterField(ff FilterField, name string, seen map[string]bool) error {
+	switch {
+	case ff.Field == "":
+		return filterErr("field name must not be empty")
+	case hasBracket(ff.Field):
+		return filterErr("field " + name + " must be a field name, not pre-encoded bracket syntax")
+	case seen[ff.Field]:
+		return filterErr("field " + name + " given twice")
+	case ff.Value != nil && len(ff.Range) > 0:
+		return filterErr("field " + name + " has both an exact value and a range")
+	case ff.Value == nil && len(ff.Range) == 0:
+		return filterErr("field " + name + " needs an exact value or at least one of gte/gt/lte/lt")
+	}
+	return nil
+}
+
+// appendFilterParams appends the parameters of one checked entry:
+// filter[f]=v for an exact value, else one filter[f][op]=v per bound.
+func appendFilterParams(params []filterParam, ff FilterField, name string) ([]filterParam, error) {
+	if ff.Value == nil {
+		return appendRangeParams(params, ff, name)
+	}
+	s, err := formatScalar(ff.Value)
+	if err != nil {
+		return params, filterErr("field " + name + ": " + err.Error())
+	}
+	return append(params, filterParam{"filter[" + ff.Field + "]", s}), nil
+}
+
+// appendRangeParams appends filter[f][op]=v per bound in the given order,
+// refusing an unknown or repeated operator.
+func appendRangeParams(params []filterParam, ff FilterField, name string) ([]filterParam, error) {
+	ops := make(map[string]bool, len(ff.Range))
+	for _, r := range ff.Range {
+		if !rangeOps[r.Op] {
+			return params, filterErr("field " + name + ": unknown range operator " + strconv.Quote(r.Op) + " (want gte, gt, lte or lt)")
+		}
+		if ops[r.Op] {
+			return params, filterErr("field " + name + ": operator " + r.Op + " given twice")
+		}
+		ops[r.Op] = true
+		s, err := formatScalar(r.Value)
+		if err != nil {
+			return params, filterErr("field " + name + " " + r.Op + ": " + err.Error())
+		}
+		params = append(params, filterParam{"filter[" + ff.Field + "][" + r.Op + "]", s})
+	}
+	return params, nil
 }
 
 func filterErr(msg string) error { return &QueryError{Param: "filter", Message: msg} }
