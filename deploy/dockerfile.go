@@ -28,54 +28,96 @@ type Dockerfile struct {
 // ParseDockerfile reads FROM, ARG, USER, ENV, ENTRYPOINT and EXPOSE,
 // following line continuations and skipping comments.
 func ParseDockerfile(r io.Reader) (Dockerfile, error) {
-	df := Dockerfile{Env: map[string]string{}}
-	args := map[string]string{} // global ARG defaults (before the first FROM)
-	inStage := false
+	p := dockerfileParser{df: Dockerfile{Env: map[string]string{}}, args: map[string]string{}}
 	for ins, err := range instructions(r) {
 		if err != nil {
-			return df, err
+			return p.df, err
 		}
-		keyword, rest, _ := strings.Cut(ins, " ")
-		rest = strings.TrimSpace(rest)
-		switch strings.ToUpper(keyword) {
-		case "ARG":
-			if !inStage {
-				name, def, _ := strings.Cut(rest, "=")
-				args[name] = strings.Trim(def, `"`)
-			}
-		case "FROM":
-			inStage = true
-			df.User, df.Env, df.Entrypoint, df.Expose = "", map[string]string{}, nil, nil
-			fields := strings.Fields(rest)
-			for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
-				fields = fields[1:] // --platform=…
-			}
-			if len(fields) == 0 {
-				return df, fmt.Errorf("FROM without an image")
-			}
-			df.Bases = append(df.Bases, expandArgs(fields[0], args))
-		case "USER":
-			df.User = rest
-		case "ENV":
-			for _, kv := range strings.Fields(rest) {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return df, fmt.Errorf("ENV %q: want KEY=VALUE pairs", rest)
-				}
-				df.Env[k] = strings.Trim(v, `"`)
-			}
-		case "ENTRYPOINT":
-			if err := json.Unmarshal([]byte(rest), &df.Entrypoint); err != nil {
-				return df, fmt.Errorf("ENTRYPOINT must be the exec (JSON) form: %v", err)
-			}
-		case "EXPOSE":
-			df.Expose = append(df.Expose, strings.Fields(rest)...)
+		if err := p.instruction(ins); err != nil {
+			return p.df, err
 		}
 	}
-	if len(df.Bases) == 0 {
-		return df, fmt.Errorf("no FROM")
+	if len(p.df.Bases) == 0 {
+		return p.df, fmt.Errorf("no FROM")
 	}
-	return df, nil
+	return p.df, nil
+}
+
+// dockerfileParser is ParseDockerfile's state between instructions.
+type dockerfileParser struct {
+	df      Dockerfile
+	args    map[string]string // global ARG defaults (before the first FROM)
+	inStage bool              // a FROM has been seen
+}
+
+// instruction applies one logical instruction; keywords the policy does
+// not need are skipped.
+func (p *dockerfileParser) instruction(ins string) error {
+	keyword, rest, _ := strings.Cut(ins, " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToUpper(keyword) {
+	case "ARG":
+		p.arg(rest)
+	case "FROM":
+		return p.from(rest)
+	case "USER":
+		p.df.User = rest
+	case "ENV":
+		return p.env(rest)
+	case "ENTRYPOINT":
+		return p.entrypoint(rest)
+	case "EXPOSE":
+		p.df.Expose = append(p.df.Expose, strings.Fields(rest)...)
+	}
+	return nil
+}
+
+// arg records a global ARG default for FROM lines to substitute; an ARG
+// inside a stage cannot reach a FROM and is ignored.
+func (p *dockerfileParser) arg(rest string) {
+	if !p.inStage {
+		name, def, _ := strings.Cut(rest, "=")
+		p.args[name] = strings.Trim(def, `"`)
+	}
+}
+
+// from starts a stage: the final stage's fields start empty again, and the
+// image, flags such as --platform skipped, joins the bases.
+func (p *dockerfileParser) from(rest string) error {
+	p.inStage = true
+	p.df.User, p.df.Env, p.df.Entrypoint, p.df.Expose = "", map[string]string{}, nil, nil
+	fields := strings.Fields(rest)
+	for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
+		fields = fields[1:] // --platform=…
+	}
+	if len(fields) == 0 {
+		return fmt.Errorf("FROM without an image")
+	}
+	p.df.Bases = append(p.df.Bases, expandArgs(fields[0], p.args))
+	return nil
+}
+
+// env records KEY=VALUE pairs, quotes trimmed. Pairs before a malformed
+// one stay recorded, as they always did in the Dockerfile returned with
+// the error.
+func (p *dockerfileParser) env(rest string) error {
+	for _, kv := range strings.Fields(rest) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("ENV %q: want KEY=VALUE pairs", rest)
+		}
+		p.df.Env[k] = strings.Trim(v, `"`)
+	}
+	return nil
+}
+
+// entrypoint reads the exec (JSON) form; the shell form would hide the
+// arguments from the policy.
+func (p *dockerfileParser) entrypoint(rest string) error {
+	if err := json.Unmarshal([]byte(rest), &p.df.Entrypoint); err != nil {
+		return fmt.Errorf("ENTRYPOINT must be the exec (JSON) form: %v", err)
+	}
+	return nil
 }
 
 // instructions yields each logical instruction: comments dropped, lines

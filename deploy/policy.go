@@ -44,89 +44,148 @@ const (
 // manifests and the image; none means the deployment can start, roll,
 // drain and be scraped as documented.
 func Policy(objs []Object, df Dockerfile, lim Limits) []string {
-	var out []string
-	report := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
-
+	var out findings
 	out = append(out, dockerfilePolicy(df)...)
-	var deps []*appsv1.Deployment
-	var services []*corev1.Service
-	var pdbs []*policyv1.PodDisruptionBudget
-	var hpas []*autoscalingv2.HorizontalPodAutoscaler
-	for _, o := range objs {
-		switch v := o.Obj.(type) {
-		case *appsv1.Deployment:
-			deps = append(deps, v)
-		case *corev1.Service:
-			services = append(services, v)
-		case *policyv1.PodDisruptionBudget:
-			pdbs = append(pdbs, v)
-		case *autoscalingv2.HorizontalPodAutoscaler:
-			hpas = append(hpas, v)
-		case *corev1.Secret:
-			if len(v.Data)+len(v.StringData) > 0 {
-				report("%s: Secret %s commits secret values; create secrets out of band", o.Source, v.Name)
-			}
-		case *corev1.ConfigMap:
-			for k := range v.Data {
-				if strings.Contains(strings.ToLower(k), "secret") {
-					report("%s: ConfigMap %s holds %q; secrets belong in a Secret", o.Source, v.Name, k)
-				}
-			}
-		}
-	}
-	if len(deps) != 1 {
-		report("want exactly one Deployment, found %d", len(deps))
+	set := groupObjects(objs, &out)
+	if len(set.deployments) != 1 {
+		out.add("want exactly one Deployment, found %d", len(set.deployments))
 		return out
 	}
-	d := deps[0]
+	d := set.deployments[0]
 	out = append(out, deploymentPolicy(d, df, lim)...)
 
 	podLabels := labels.Set(d.Spec.Template.Labels)
-	metricsPort := portOf(envValue(d, df, metricsAddrEnv))
+	servicePolicy(&out, set.services, podLabels, portOf(envValue(d, df, metricsAddrEnv)))
+	minReplicas := autoscalerPolicy(&out, set.autoscalers, d)
+	disruptionBudgetPolicy(&out, set.budgets, podLabels, minReplicas)
+	return out
+}
+
+// findings collects policy violations in the order they are found. Its
+// zero value is nil, so a clean deployment yields a nil slice.
+type findings []string
+
+// add formats one violation.
+func (f *findings) add(format string, a ...any) {
+	*f = append(*f, fmt.Sprintf(format, a...))
+}
+
+// manifestSet holds the objects whose checks relate them to one another
+// (to the single Deployment), grouped by kind in manifest order.
+type manifestSet struct {
+	deployments []*appsv1.Deployment
+	services    []*corev1.Service
+	budgets     []*policyv1.PodDisruptionBudget
+	autoscalers []*autoscalingv2.HorizontalPodAutoscaler
+}
+
+// groupObjects sorts objs by kind. Secrets and ConfigMaps relate to
+// nothing else, so they are checked on the way, in manifest order.
+func groupObjects(objs []Object, out *findings) manifestSet {
+	var set manifestSet
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *appsv1.Deployment:
+			set.deployments = append(set.deployments, v)
+		case *corev1.Service:
+			set.services = append(set.services, v)
+		case *policyv1.PodDisruptionBudget:
+			set.budgets = append(set.budgets, v)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			set.autoscalers = append(set.autoscalers, v)
+		case *corev1.Secret:
+			secretPolicy(out, o.Source, v)
+		case *corev1.ConfigMap:
+			configMapPolicy(out, o.Source, v)
+		}
+	}
+	return set
+}
+
+// secretPolicy: a committed Secret must be empty; its values are created
+// out of band.
+func secretPolicy(out *findings, source string, s *corev1.Secret) {
+	if len(s.Data)+len(s.StringData) > 0 {
+		out.add("%s: Secret %s commits secret values; create secrets out of band", source, s.Name)
+	}
+}
+
+// configMapPolicy: no ConfigMap key that looks like a secret.
+func configMapPolicy(out *findings, source string, cm *corev1.ConfigMap) {
+	for k := range cm.Data {
+		if strings.Contains(strings.ToLower(k), "secret") {
+			out.add("%s: ConfigMap %s holds %q; secrets belong in a Secret", source, cm.Name, k)
+		}
+	}
+}
+
+// servicePolicy: every Service selects the Deployment's pods and none
+// exposes the metrics port (by name or by number).
+func servicePolicy(out *findings, services []*corev1.Service, podLabels labels.Set, metricsPort string) {
 	for _, s := range services {
 		if !labels.SelectorFromSet(s.Spec.Selector).Matches(podLabels) || len(s.Spec.Selector) == 0 {
-			report("Service %s does not select the Deployment's pods", s.Name)
+			out.add("Service %s does not select the Deployment's pods", s.Name)
 		}
 		for _, p := range s.Spec.Ports {
 			if p.TargetPort.String() == "metrics" || (metricsPort != "" && p.TargetPort.String() == metricsPort) {
-				report("Service %s exposes the metrics port %s; metrics stay off the public Service", s.Name, p.TargetPort.String())
+				out.add("Service %s exposes the metrics port %s; metrics stay off the public Service", s.Name, p.TargetPort.String())
 			}
 		}
 	}
+}
+
+// autoscalerPolicy: one autoscaler owns the Deployment's replica count
+// with a floor of at least two. It returns that floor for the disruption
+// budget check; with several autoscalers a later one without minReplicas
+// keeps the floor of the one before.
+func autoscalerPolicy(out *findings, hpas []*autoscalingv2.HorizontalPodAutoscaler, d *appsv1.Deployment) int32 {
 	if len(hpas) != 1 {
-		report("want one HorizontalPodAutoscaler, found %d", len(hpas))
+		out.add("want one HorizontalPodAutoscaler, found %d", len(hpas))
 	}
 	minReplicas := int32(1)
 	for _, h := range hpas {
 		if h.Spec.ScaleTargetRef.Kind != "Deployment" || h.Spec.ScaleTargetRef.Name != d.Name {
-			report("HorizontalPodAutoscaler %s does not scale Deployment %s", h.Name, d.Name)
+			out.add("HorizontalPodAutoscaler %s does not scale Deployment %s", h.Name, d.Name)
 		}
 		if h.Spec.MinReplicas != nil {
 			minReplicas = *h.Spec.MinReplicas
 		}
 		if minReplicas < 2 {
-			report("HorizontalPodAutoscaler %s: minReplicas %d; at least 2 keep serving through a disruption", h.Name, minReplicas)
+			out.add("HorizontalPodAutoscaler %s: minReplicas %d; at least 2 keep serving through a disruption", h.Name, minReplicas)
 		}
 		if d.Spec.Replicas != nil {
-			report("Deployment %s sets replicas while an autoscaler owns the count; every apply would reset it", d.Name)
+			out.add("Deployment %s sets replicas while an autoscaler owns the count; every apply would reset it", d.Name)
 		}
 	}
+	return minReplicas
+}
+
+// disruptionBudgetPolicy: one PodDisruptionBudget selects the
+// Deployment's pods and still lets a node drain.
+func disruptionBudgetPolicy(out *findings, pdbs []*policyv1.PodDisruptionBudget, podLabels labels.Set, minReplicas int32) {
 	if len(pdbs) != 1 {
-		report("want one PodDisruptionBudget, found %d", len(pdbs))
+		out.add("want one PodDisruptionBudget, found %d", len(pdbs))
 	}
 	for _, p := range pdbs {
 		sel, err := metav1Selector(p.Spec.Selector)
 		if err != nil || !sel.Matches(podLabels) {
-			report("PodDisruptionBudget %s does not select the Deployment's pods", p.Name)
+			out.add("PodDisruptionBudget %s does not select the Deployment's pods", p.Name)
 		}
-		switch {
-		case p.Spec.MaxUnavailable != nil && (p.Spec.MaxUnavailable.String() == "0" || p.Spec.MaxUnavailable.String() == "0%"):
-			report("PodDisruptionBudget %s: maxUnavailable 0 blocks every node drain", p.Name)
-		case p.Spec.MinAvailable != nil && !strings.HasSuffix(p.Spec.MinAvailable.String(), "%") && int32(p.Spec.MinAvailable.IntValue()) >= minReplicas:
-			report("PodDisruptionBudget %s: minAvailable %s ≥ minReplicas %d blocks every node drain", p.Name, p.Spec.MinAvailable.String(), minReplicas)
-		}
+		budgetDrainPolicy(out, p, minReplicas)
 	}
-	return out
+}
+
+// budgetDrainPolicy reports a budget that no eviction can satisfy:
+// nothing may be unavailable, or at least as many pods must stay as the
+// autoscaler's floor. A percentage minAvailable is not compared.
+func budgetDrainPolicy(out *findings, p *policyv1.PodDisruptionBudget, minReplicas int32) {
+	maxUnavailable, minAvailable := p.Spec.MaxUnavailable, p.Spec.MinAvailable
+	switch {
+	case maxUnavailable != nil && (maxUnavailable.String() == "0" || maxUnavailable.String() == "0%"):
+		out.add("PodDisruptionBudget %s: maxUnavailable 0 blocks every node drain", p.Name)
+	case minAvailable != nil && !strings.HasSuffix(minAvailable.String(), "%") && int32(minAvailable.IntValue()) >= minReplicas:
+		out.add("PodDisruptionBudget %s: minAvailable %s ≥ minReplicas %d blocks every node drain", p.Name, minAvailable.String(), minReplicas)
+	}
 }
 
 // dockerfilePolicy: numeric non-root user, base images pinned by digest,
@@ -153,136 +212,244 @@ func dockerfilePolicy(df Dockerfile) []string {
 	return out
 }
 
-// deploymentPolicy checks the pod template.
+// deploymentPolicy checks the pod template. The checks run in a fixed
+// order, which is the order of the findings.
 func deploymentPolicy(d *appsv1.Deployment, df Dockerfile, lim Limits) []string {
-	var out []string
-	report := func(format string, a ...any) {
-		out = append(out, fmt.Sprintf("Deployment %s: ", d.Name)+fmt.Sprintf(format, a...))
-	}
+	r := &deploymentReview{d: d, df: df, lim: lim}
+	r.selector()
+	r.podRunAsNonRoot()
+	r.podUserAndGroup()
+	r.topologySpread()
 	spec := d.Spec.Template.Spec
-	podLabels := labels.Set(d.Spec.Template.Labels)
-	if sel, err := metav1Selector(d.Spec.Selector); err != nil || !sel.Matches(podLabels) {
-		report("selector does not match the pod template labels")
+	if len(spec.Containers) != 1 {
+		r.report("want one container, found %d", len(spec.Containers))
+		return r.out
 	}
-	uid, gid, _ := numericUser(df.User)
-	psc := spec.SecurityContext
+	c := &spec.Containers[0]
+	r.image(c)
+	r.containerSecurityContext(c)
+	r.probeTimeouts(c)
+	r.readinessTolerance(c)
+	r.draining(c)
+	addrPort, metricsPort := portOf(envValue(d, df, addrEnv)), portOf(envValue(d, df, metricsAddrEnv))
+	r.listenAddresses(addrPort, metricsPort)
+	r.containerPorts(c, addrPort, metricsPort)
+	r.scrapeAnnotation(metricsPort)
+	r.probePorts(c, addrPort)
+	r.memory(c)
+	return r.out
+}
+
+// deploymentReview is one run of deploymentPolicy: the Deployment, the
+// image it runs, the binary's limits, and the findings so far.
+type deploymentReview struct {
+	d   *appsv1.Deployment
+	df  Dockerfile
+	lim Limits
+	out []string
+}
+
+// report adds a finding under the Deployment's name. The prefix is
+// formatted on its own so that a % in the name stays literal.
+func (r *deploymentReview) report(format string, a ...any) {
+	r.out = append(r.out, fmt.Sprintf("Deployment %s: ", r.d.Name)+fmt.Sprintf(format, a...))
+}
+
+// podLabels are the labels of the pod template, which every selector must
+// match.
+func (r *deploymentReview) podLabels() labels.Set {
+	return labels.Set(r.d.Spec.Template.Labels)
+}
+
+// selector: the Deployment's selector matches its own pods.
+func (r *deploymentReview) selector() {
+	if sel, err := metav1Selector(r.d.Spec.Selector); err != nil || !sel.Matches(r.podLabels()) {
+		r.report("selector does not match the pod template labels")
+	}
+}
+
+// podRunAsNonRoot: the pod's securityContext sets runAsNonRoot.
+func (r *deploymentReview) podRunAsNonRoot() {
+	psc := r.d.Spec.Template.Spec.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
-		report("pod securityContext.runAsNonRoot must be true")
+		r.report("pod securityContext.runAsNonRoot must be true")
 	}
+}
+
+// podUserAndGroup: the pod runs as the image's numeric user and group, so
+// the kubelet can verify runAsNonRoot. When the image has no numeric
+// non-root user (the Dockerfile check reports that), any non-root user
+// will do.
+func (r *deploymentReview) podUserAndGroup() {
+	uid, gid, _ := numericUser(r.df.User)
+	psc := r.d.Spec.Template.Spec.SecurityContext
 	switch {
-	case uid == 0: // the Dockerfile check reports the image's user
+	case uid == 0:
 		if psc == nil || psc.RunAsUser == nil || *psc.RunAsUser == 0 {
-			report("pod securityContext.runAsUser must be a numeric non-root user")
+			r.report("pod securityContext.runAsUser must be a numeric non-root user")
 		}
 	case psc == nil || psc.RunAsUser == nil || *psc.RunAsUser != uid:
-		report("pod securityContext.runAsUser must be the image's numeric non-root user %d", uid)
+		r.report("pod securityContext.runAsUser must be the image's numeric non-root user %d", uid)
 	case psc.RunAsGroup == nil || *psc.RunAsGroup != gid:
-		report("pod securityContext.runAsGroup must be the image's numeric group %d", gid)
+		r.report("pod securityContext.runAsGroup must be the image's numeric group %d", gid)
 	}
-	if len(spec.TopologySpreadConstraints) == 0 {
-		report("no topologySpreadConstraints: replicas may share one node or zone")
+}
+
+// topologySpread: replicas are spread, and every constraint counts the
+// Deployment's own pods.
+func (r *deploymentReview) topologySpread() {
+	constraints := r.d.Spec.Template.Spec.TopologySpreadConstraints
+	if len(constraints) == 0 {
+		r.report("no topologySpreadConstraints: replicas may share one node or zone")
 	}
-	for _, c := range spec.TopologySpreadConstraints {
-		if sel, err := metav1Selector(c.LabelSelector); err != nil || !sel.Matches(podLabels) {
-			report("topology spread over %s does not select the Deployment's pods", c.TopologyKey)
+	for _, c := range constraints {
+		if sel, err := metav1Selector(c.LabelSelector); err != nil || !sel.Matches(r.podLabels()) {
+			r.report("topology spread over %s does not select the Deployment's pods", c.TopologyKey)
 		}
 	}
-	if len(spec.Containers) != 1 {
-		report("want one container, found %d", len(spec.Containers))
-		return out
-	}
-	c := spec.Containers[0]
+}
+
+// image: the container runs a pinned release, not a floating tag.
+func (r *deploymentReview) image(c *corev1.Container) {
 	if floatingImage(c.Image) {
-		report("image %q: pin a release tag or digest, not latest", c.Image)
+		r.report("image %q: pin a release tag or digest, not latest", c.Image)
 	}
+}
+
+// containerSecurityContext: no privilege escalation, read-only root
+// filesystem; both must be set explicitly.
+func (r *deploymentReview) containerSecurityContext(c *corev1.Container) {
 	if sc := c.SecurityContext; sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
 		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
-		report("container must disallow privilege escalation and use a read-only root filesystem")
+		r.report("container must disallow privilege escalation and use a read-only root filesystem")
 	}
+}
 
-	// Probes fit their handlers and tolerate a brief RS outage.
-	for name, p := range map[string]*corev1.Probe{"readinessProbe": c.ReadinessProbe, "livenessProbe": c.LivenessProbe} {
+// probesByName names the container's probes for the probe checks. It is a
+// map, as the checks always ranged over, so findings about the two probes
+// come in map order.
+func probesByName(c *corev1.Container) map[string]*corev1.Probe {
+	return map[string]*corev1.Probe{"readinessProbe": c.ReadinessProbe, "livenessProbe": c.LivenessProbe}
+}
+
+// probeTimeouts: both probes exist and each times out before its next
+// period starts.
+func (r *deploymentReview) probeTimeouts(c *corev1.Container) {
+	for name, p := range probesByName(c) {
 		if p == nil {
-			report("no %s", name)
+			r.report("no %s", name)
 			continue
 		}
 		period, timeout := orDefault(p.PeriodSeconds, defaultProbePeriod), orDefault(p.TimeoutSeconds, defaultProbeTimeout)
 		if timeout >= period {
-			report("%s timeoutSeconds %d must be shorter than periodSeconds %d", name, timeout, period)
+			r.report("%s timeoutSeconds %d must be shorter than periodSeconds %d", name, timeout, period)
 		}
 	}
-	if p := c.ReadinessProbe; p != nil {
-		timeout := time.Duration(orDefault(p.TimeoutSeconds, defaultProbeTimeout)) * time.Second
-		if timeout <= lim.ReadyHandlerTimeout {
-			report("readinessProbe timeoutSeconds %v must exceed the /readyz handler's RS deadline %v", timeout, lim.ReadyHandlerTimeout)
-		}
-		tolerance := time.Duration(orDefault(p.FailureThreshold, defaultProbeFailures)*orDefault(p.PeriodSeconds, defaultProbePeriod)) * time.Second
-		if tolerance < lim.MinBlipTolerance {
-			report("readinessProbe takes a pod out after %v of RS trouble; tolerate at least %v (failureThreshold × periodSeconds)", tolerance, lim.MinBlipTolerance)
-		}
-	}
+}
 
-	// Draining: preStop sleep, then serve's shutdown, within the grace period.
-	preStop := int64(0)
-	switch {
-	case c.Lifecycle == nil || c.Lifecycle.PreStop == nil:
-		report("no preStop: SIGTERM arrives while load balancers still send requests")
-	case c.Lifecycle.PreStop.Sleep != nil:
-		preStop = c.Lifecycle.PreStop.Sleep.Seconds
-	default:
-		report("preStop must be a sleep action: the distroless image has no shell or sleep binary")
+// readinessTolerance: the readiness probe outlasts the /readyz handler's
+// RS deadline and tolerates a brief RS outage before taking a pod out.
+func (r *deploymentReview) readinessTolerance(c *corev1.Container) {
+	p := c.ReadinessProbe
+	if p == nil {
+		return // probeTimeouts reported it
 	}
-	shutdown, err := time.ParseDuration(envValue(d, df, shutdownTimeoutEnv))
+	timeout := time.Duration(orDefault(p.TimeoutSeconds, defaultProbeTimeout)) * time.Second
+	if timeout <= r.lim.ReadyHandlerTimeout {
+		r.report("readinessProbe timeoutSeconds %v must exceed the /readyz handler's RS deadline %v", timeout, r.lim.ReadyHandlerTimeout)
+	}
+	tolerance := time.Duration(orDefault(p.FailureThreshold, defaultProbeFailures)*orDefault(p.PeriodSeconds, defaultProbePeriod)) * time.Second
+	if tolerance < r.lim.MinBlipTolerance {
+		r.report("readinessProbe takes a pod out after %v of RS trouble; tolerate at least %v (failureThreshold × periodSeconds)", tolerance, r.lim.MinBlipTolerance)
+	}
+}
+
+// draining: the preStop sleep, then serve's shutdown, fit within the
+// termination grace period.
+func (r *deploymentReview) draining(c *corev1.Container) {
+	preStop := r.preStopSeconds(c)
+	shutdown, err := time.ParseDuration(envValue(r.d, r.df, shutdownTimeoutEnv))
 	if err != nil {
-		report("%s must be set to a duration so the grace period can be checked against it", shutdownTimeoutEnv)
+		r.report("%s must be set to a duration so the grace period can be checked against it", shutdownTimeoutEnv)
 	}
 	grace := int64(defaultGracePeriodSecs)
-	if spec.TerminationGracePeriodSeconds != nil {
-		grace = *spec.TerminationGracePeriodSeconds
+	if g := r.d.Spec.Template.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
 	}
 	if need := time.Duration(preStop)*time.Second + shutdown; time.Duration(grace)*time.Second <= need {
-		report("terminationGracePeriodSeconds %d must exceed preStop %ds + shutdown %v", grace, preStop, shutdown)
+		r.report("terminationGracePeriodSeconds %d must exceed preStop %ds + shutdown %v", grace, preStop, shutdown)
 	}
+}
 
-	// Metrics on a port of their own, and the scrape annotation on it.
-	addrPort, metricsPort := portOf(envValue(d, df, addrEnv)), portOf(envValue(d, df, metricsAddrEnv))
+// preStopSeconds is the preStop sleep; a missing or non-sleep hook is
+// reported and counts as no wait.
+func (r *deploymentReview) preStopSeconds(c *corev1.Container) int64 {
+	switch {
+	case c.Lifecycle == nil || c.Lifecycle.PreStop == nil:
+		r.report("no preStop: SIGTERM arrives while load balancers still send requests")
+	case c.Lifecycle.PreStop.Sleep != nil:
+		return c.Lifecycle.PreStop.Sleep.Seconds
+	default:
+		r.report("preStop must be a sleep action: the distroless image has no shell or sleep binary")
+	}
+	return 0
+}
+
+// listenAddresses: the serving and metrics addresses are set and metrics
+// have a port of their own.
+func (r *deploymentReview) listenAddresses(addrPort, metricsPort string) {
 	switch {
 	case addrPort == "":
-		report("%s is not set in the image or the Deployment", addrEnv)
+		r.report("%s is not set in the image or the Deployment", addrEnv)
 	case metricsPort == "":
-		report("%s is not set: /metrics would be served on the public port", metricsAddrEnv)
+		r.report("%s is not set: /metrics would be served on the public port", metricsAddrEnv)
 	case metricsPort == addrPort:
-		report("%s and %s share port %s", metricsAddrEnv, addrEnv, metricsPort)
+		r.report("%s and %s share port %s", metricsAddrEnv, addrEnv, metricsPort)
 	}
+}
+
+// containerPorts: the container ports named http and metrics are the ports
+// the binary listens on.
+func (r *deploymentReview) containerPorts(c *corev1.Container, addrPort, metricsPort string) {
 	ports := map[string]string{}
 	for _, p := range c.Ports {
 		ports[p.Name] = strconv.Itoa(int(p.ContainerPort))
 	}
 	if addrPort != "" && ports["http"] != addrPort {
-		report("container port http (%s) is not %s's port %s", ports["http"], addrEnv, addrPort)
+		r.report("container port http (%s) is not %s's port %s", ports["http"], addrEnv, addrPort)
 	}
 	if metricsPort != "" && ports["metrics"] != metricsPort {
-		report("container port metrics (%s) is not %s's port %s", ports["metrics"], metricsAddrEnv, metricsPort)
+		r.report("container port metrics (%s) is not %s's port %s", ports["metrics"], metricsAddrEnv, metricsPort)
 	}
-	if a := d.Spec.Template.Annotations[prometheusPortAnnotaton]; a != "" && metricsPort != "" && a != metricsPort {
-		report("annotation %s=%s does not name the metrics port %s", prometheusPortAnnotaton, a, metricsPort)
+}
+
+// scrapeAnnotation: a prometheus.io/port annotation names the metrics
+// port.
+func (r *deploymentReview) scrapeAnnotation(metricsPort string) {
+	if a := r.d.Spec.Template.Annotations[prometheusPortAnnotaton]; a != "" && metricsPort != "" && a != metricsPort {
+		r.report("annotation %s=%s does not name the metrics port %s", prometheusPortAnnotaton, a, metricsPort)
 	}
-	for name, p := range map[string]*corev1.Probe{"readinessProbe": c.ReadinessProbe, "livenessProbe": c.LivenessProbe} {
+}
+
+// probePorts: HTTP probes ask the serving port, not the metrics port.
+func (r *deploymentReview) probePorts(c *corev1.Container, addrPort string) {
+	for name, p := range probesByName(c) {
 		if p != nil && p.HTTPGet != nil && p.HTTPGet.Port.String() != "http" && p.HTTPGet.Port.String() != addrPort {
-			report("%s probes port %s instead of the serving port", name, p.HTTPGet.Port.String())
+			r.report("%s probes port %s instead of the serving port", name, p.HTTPGet.Port.String())
 		}
 	}
+}
 
-	// GOMEMLIMIT follows the container's memory limit.
+// memory: the container has a memory limit and GOMEMLIMIT follows it.
+func (r *deploymentReview) memory(c *corev1.Container) {
 	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
-		report("no memory limit")
+		r.report("no memory limit")
 	}
 	if i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "GOMEMLIMIT" }); i < 0 ||
 		c.Env[i].ValueFrom == nil || c.Env[i].ValueFrom.ResourceFieldRef == nil ||
 		c.Env[i].ValueFrom.ResourceFieldRef.Resource != "limits.memory" {
-		report("GOMEMLIMIT must come from resourceFieldRef limits.memory")
+		r.report("GOMEMLIMIT must come from resourceFieldRef limits.memory")
 	}
-	return out
 }
 
 // envValue is a literal environment value of the Deployment's container,
