@@ -249,6 +249,17 @@ func TestPolicyCatchesEachMistake(t *testing.T) {
 			find[*policyv1.PodDisruptionBudget](o).Spec.Selector.MatchLabels = map[string]string{"app": "other"}
 			return o
 		}, "PodDisruptionBudget pdpp-mcp does not select"},
+		// Several findings of one kind come in a fixed order (readiness
+		// before liveness, ConfigMap keys sorted), not a map's.
+		{"both probes missing", func(_ *deploy.Dockerfile, d *appsv1.Deployment, o []deploy.Object) []deploy.Object {
+			d.Spec.Template.Spec.Containers[0].ReadinessProbe = nil
+			d.Spec.Template.Spec.Containers[0].LivenessProbe = nil
+			return o
+		}, "no readinessProbe | no livenessProbe"},
+		{"secret-looking ConfigMap keys", func(_ *deploy.Dockerfile, _ *appsv1.Deployment, o []deploy.Object) []deploy.Object {
+			return append(o, deploy.Object{Source: "extra.yaml#0", Obj: &corev1.ConfigMap{Data: map[string]string{
+				"z_secret": "x", "a_secret": "x", "m_secret": "x", "plain": "x"}}})
+		}, `"a_secret"; secrets | "m_secret"; secrets | "z_secret"; secrets`},
 		{"committed secret", func(_ *deploy.Dockerfile, _ *appsv1.Deployment, o []deploy.Object) []deploy.Object {
 			return append(o, deploy.Object{Source: "secret.yaml#0", Obj: &corev1.Secret{StringData: map[string]string{"cursor_secret": "x"}}})
 		}, "commits secret values"},

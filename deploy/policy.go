@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -30,14 +31,14 @@ type Limits struct {
 
 // Kubernetes' defaults for fields the manifests may leave out.
 const (
-	defaultProbePeriod      = 10
-	defaultProbeTimeout     = 1
-	defaultProbeFailures    = 3
-	defaultGracePeriodSecs  = 30
-	shutdownTimeoutEnv      = "PDPP_MCP_SHUTDOWN_TIMEOUT"
-	addrEnv                 = "PDPP_MCP_ADDR"
-	metricsAddrEnv          = "PDPP_MCP_METRICS_ADDR"
-	prometheusPortAnnotaton = "prometheus.io/port"
+	defaultProbePeriod       = 10
+	defaultProbeTimeout      = 1
+	defaultProbeFailures     = 3
+	defaultGracePeriodSecs   = 30
+	shutdownTimeoutEnv       = "PDPP_MCP_SHUTDOWN_TIMEOUT"
+	addrEnv                  = "PDPP_MCP_ADDR"
+	metricsAddrEnv           = "PDPP_MCP_METRICS_ADDR"
+	prometheusPortAnnotation = "prometheus.io/port"
 )
 
 // Policy returns one line per broken operational invariant of the
@@ -112,7 +113,7 @@ func secretPolicy(out *findings, source string, s *corev1.Secret) {
 
 // configMapPolicy: no ConfigMap key that looks like a secret.
 func configMapPolicy(out *findings, source string, cm *corev1.ConfigMap) {
-	for k := range cm.Data {
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) { // findings in a stable order
 		if strings.Contains(strings.ToLower(k), "secret") {
 			out.add("%s: ConfigMap %s holds %q; secrets belong in a Secret", source, cm.Name, k)
 		}
@@ -325,17 +326,23 @@ func (r *deploymentReview) containerSecurityContext(c *corev1.Container) {
 	}
 }
 
-// probesByName names the container's probes for the probe checks. It is a
-// map, as the checks always ranged over, so findings about the two probes
-// come in map order.
-func probesByName(c *corev1.Container) map[string]*corev1.Probe {
-	return map[string]*corev1.Probe{"readinessProbe": c.ReadinessProbe, "livenessProbe": c.LivenessProbe}
+// namedProbe is one of the container's probes with its manifest name.
+type namedProbe struct {
+	name  string
+	probe *corev1.Probe
+}
+
+// probesByName names the container's probes for the probe checks,
+// readiness first, so findings about both come in one stable order.
+func probesByName(c *corev1.Container) []namedProbe {
+	return []namedProbe{{"readinessProbe", c.ReadinessProbe}, {"livenessProbe", c.LivenessProbe}}
 }
 
 // probeTimeouts: both probes exist and each times out before its next
 // period starts.
 func (r *deploymentReview) probeTimeouts(c *corev1.Container) {
-	for name, p := range probesByName(c) {
+	for _, np := range probesByName(c) {
+		name, p := np.name, np.probe
 		if p == nil {
 			r.report("no %s", name)
 			continue
@@ -426,14 +433,15 @@ func (r *deploymentReview) containerPorts(c *corev1.Container, addrPort, metrics
 // scrapeAnnotation: a prometheus.io/port annotation names the metrics
 // port.
 func (r *deploymentReview) scrapeAnnotation(metricsPort string) {
-	if a := r.d.Spec.Template.Annotations[prometheusPortAnnotaton]; a != "" && metricsPort != "" && a != metricsPort {
-		r.report("annotation %s=%s does not name the metrics port %s", prometheusPortAnnotaton, a, metricsPort)
+	if a := r.d.Spec.Template.Annotations[prometheusPortAnnotation]; a != "" && metricsPort != "" && a != metricsPort {
+		r.report("annotation %s=%s does not name the metrics port %s", prometheusPortAnnotation, a, metricsPort)
 	}
 }
 
 // probePorts: HTTP probes ask the serving port, not the metrics port.
 func (r *deploymentReview) probePorts(c *corev1.Container, addrPort string) {
-	for name, p := range probesByName(c) {
+	for _, np := range probesByName(c) {
+		name, p := np.name, np.probe
 		if p != nil && p.HTTPGet != nil && p.HTTPGet.Port.String() != "http" && p.HTTPGet.Port.String() != addrPort {
 			r.report("%s probes port %s instead of the serving port", name, p.HTTPGet.Port.String())
 		}
