@@ -443,8 +443,17 @@ func (b *bench) stdio(d time.Duration, pairs, spawns int) error {
 	if err := b.writeCache(root, []cacheToken{{b.bearer, grantID}}); err != nil {
 		return err
 	}
-	var lat []time.Duration
-	for i := range spawns {
+	floor, err := spawnFloor(b.dir)
+	if err != nil {
+		return err
+	}
+	var lat, floors []time.Duration
+	for i := range spawns { // interleaved with the floor, so both see the same machine
+		dt, err := floor()
+		if err != nil {
+			return fmt.Errorf("floor program: %w", err)
+		}
+		floors = append(floors, dt)
 		p, _, dt, err := b.spawnStdio(fmt.Sprintf("stdio-spawn-%d", i), root)
 		p.stop()
 		if err != nil {
@@ -454,6 +463,8 @@ func (b *bench) stdio(d time.Duration, pairs, spawns int) error {
 	}
 	fmt.Printf("\nstdio spawn → initialize → tools/list answered: median %s ms, p90 %s ms over %d spawns (load avg %s)\n",
 		ms(pct(lat, .5)), ms(pct(lat, .9)), len(lat), loadAvg())
+	fmt.Printf("spawn floor, an empty static Go program run to exit on this machine: median %s ms; the rest (the adapter, its dependencies' package inits, its handshake): %s ms\n",
+		ms(pct(floors, .5)), ms(pct(lat, .5)-pct(floors, .5)))
 
 	p, c, _, err := b.spawnStdio("stdio", root)
 	if err != nil {
