@@ -103,3 +103,26 @@ func TestRecordsShapeSpellsExpandLimitPlainly(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+func TestWithoutOptionalNulls(t *testing.T) {
+	t.Parallel()
+	optional := func(name string) bool { return name == "cursor" || name == "limit" || name == "filter" }
+	for _, tc := range []struct {
+		name, raw, want string // want "" = nothing to rewrite
+	}{
+		{"drops optional nulls", `{"stream":"m","cursor":null,"limit": null }`, `{"stream":"m"}`},
+		{"escaped name", `{"stream":"m","cur\u0073or":null}`, `{"stream":"m"}`},
+		{"required null kept", `{"stream":null,"cursor":null}`, `{"stream":null}`},
+		{"unknown null kept", `{"stream":"m","limt":null}`, ""},
+		{"nested null kept", `{"filter":{"a":null}}`, ""},
+		{"null string kept", `{"cursor":"null"}`, ""},
+		{"duplicate name left to validation", `{"cursor":"abc","cursor":null}`, ""},
+		{"not an object", `[null]`, ""},
+		{"no null", `{"stream":"m"}`, ""},
+	} {
+		got, ok := withoutOptionalNulls(json.RawMessage(tc.raw), optional)
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("%s: withoutOptionalNulls(%s) = %s, %v; want %q", tc.name, tc.raw, got, ok, tc.want)
+		}
+	}
+}

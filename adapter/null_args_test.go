@@ -56,6 +56,13 @@ func TestOptionalArgumentsSentAsNullAreAbsent(t *testing.T) {
 			}
 			got := e.c.call(tool, args)
 			t.Run(tool+"/"+prop, func(t *testing.T) {
+				// Without these two the call cannot work at all (search
+				// needs q, read_record_field an id): both answers are that
+				// error. Every other pair must be a real answer.
+				if needed := tool+"/"+prop == "search/q" || tool+"/"+prop == "read_record_field/id"; !needed &&
+					!slices.Contains(schema.Required, prop) && (want.IsError || got.IsError) {
+					t.Fatalf("want a real answer to compare: absent %s / null %s", want.text(), got.text())
+				}
 				if slices.Contains(schema.Required, prop) {
 					if code := got.errorCode(t); code != "invalid_arguments" || !strings.Contains(got.text(), `"param":"`+prop+`"`) {
 						t.Errorf("required %s: null accepted (given %v): %s", prop, given, got.text())
@@ -68,4 +75,70 @@ func TestOptionalArgumentsSentAsNullAreAbsent(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A null under a name the tool does not have is still an unknown
+// argument: a misspelt name must not pass silently.
+func TestUnknownArgumentSentAsNullRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	r := e.c.call("query_records", json.RawMessage(`{"stream":"messages","limt":null}`))
+	if code := r.errorCode(t); code != "invalid_arguments" || !strings.Contains(r.text(), "limt") {
+		t.Errorf("misspelt null argument: %s", r.text())
+	}
+}
+
+// The null reading rests on this: no argument of any tool admits null, so
+// null never carries a value a caller could mean.
+func TestNoInputSchemaAdmitsNull(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"} {
+		raw, err := os.ReadFile("toolschemas/" + tool + ".input.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for name, prop := range schema.Properties {
+			if admitsNull(prop) {
+				t.Errorf("%s.%s admits null: withoutOptionalNulls would drop a value", tool, name)
+			}
+		}
+	}
+}
+
+// admitsNull reports whether a property schema (at its top or in an
+// anyOf/oneOf branch) names null as a type, an enum value or a const.
+func admitsNull(s any) bool {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return false
+	}
+	switch t := m["type"].(type) {
+	case string:
+		if t == "null" {
+			return true
+		}
+	case []any:
+		if slices.Contains(t, any("null")) {
+			return true
+		}
+	}
+	if enum, ok := m["enum"].([]any); ok && slices.Contains(enum, nil) {
+		return true
+	}
+	if c, ok := m["const"]; ok && c == nil {
+		return true
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		branches, _ := m[k].([]any)
+		if slices.ContainsFunc(branches, admitsNull) {
+			return true
+		}
+	}
+	return false
 }

@@ -73,7 +73,11 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 	if err != nil {
 		return nil, newAdapterError("internal_error", "the adapter could not complete this call")
 	}
-	if given, ok := withoutOptionalNulls(raw, schema.Required); ok {
+	optional := func(name string) bool {
+		_, known := schema.Properties[name]
+		return known && !slices.Contains(schema.Required, name)
+	}
+	if given, ok := withoutOptionalNulls(raw, optional); ok {
 		raw = given
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

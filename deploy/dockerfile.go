@@ -2,9 +2,12 @@ package deploy
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -150,10 +153,16 @@ func instructions(r io.Reader) func(yield func(string, error) bool) {
 }
 
 // expandArgs substitutes ${NAME} and $NAME with ARG defaults.
+//
+// Longer names are substituted first, so $GO_VERSION is never read as $GO
+// followed by "_VERSION" (a map's order would decide it otherwise).
 func expandArgs(s string, args map[string]string) string {
-	for name, v := range args {
-		s = strings.ReplaceAll(s, "${"+name+"}", v)
-		s = strings.ReplaceAll(s, "$"+name, v)
+	names := slices.SortedFunc(maps.Keys(args), func(a, b string) int {
+		return cmp.Or(len(b)-len(a), strings.Compare(a, b))
+	})
+	for _, name := range names {
+		s = strings.ReplaceAll(s, "${"+name+"}", args[name])
+		s = strings.ReplaceAll(s, "$"+name, args[name])
 	}
 	return s
 }

@@ -10,10 +10,12 @@ import (
 
 // spawnFloor builds an empty static Go program (as `make build` builds
 // the adapter: CGO_ENABLED=0) and returns a function that runs it once
-// and reports exec-to-exit. The adapter's spawn → tools/list cannot beat
-// it on the machine at hand: it is the cost of starting any Go process
-// there (exec, the runtime, page faults), which varies several-fold
-// between VMs; spawn minus floor is what the adapter and its dependencies add.
+// and reports exec-to-exit. That is about what starting any Go process
+// costs on the machine at hand (exec, the runtime, page faults), which
+// varies several-fold between VMs. It is a reference, not an exact lower
+// bound: the adapter's spawn is timed to its tools/list answer, not to
+// its exit. Spawn minus floor, paired run by run, is roughly what the
+// adapter and its dependencies add.
 func spawnFloor(dir string) (func() (time.Duration, error), error) {
 	src := filepath.Join(dir, "floor")
 	if err := os.MkdirAll(src, 0o755); err != nil {

@@ -447,24 +447,25 @@ func (b *bench) stdio(d time.Duration, pairs, spawns int) error {
 	if err != nil {
 		return err
 	}
-	var lat, floors []time.Duration
-	for i := range spawns { // interleaved with the floor, so both see the same machine
-		dt, err := floor()
+	var lat, floors, rest []time.Duration
+	for i := range spawns { // paired with the floor, so both see the same machine
+		fl, err := floor()
 		if err != nil {
 			return fmt.Errorf("floor program: %w", err)
 		}
-		floors = append(floors, dt)
+		floors = append(floors, fl)
 		p, _, dt, err := b.spawnStdio(fmt.Sprintf("stdio-spawn-%d", i), root)
 		p.stop()
 		if err != nil {
 			return err
 		}
 		lat = append(lat, dt)
+		rest = append(rest, dt-fl)
 	}
 	fmt.Printf("\nstdio spawn → initialize → tools/list answered: median %s ms, p90 %s ms over %d spawns (load avg %s)\n",
 		ms(pct(lat, .5)), ms(pct(lat, .9)), len(lat), loadAvg())
-	fmt.Printf("spawn floor, an empty static Go program run to exit on this machine: median %s ms; the rest (the adapter, its dependencies' package inits, its handshake): %s ms\n",
-		ms(pct(floors, .5)), ms(pct(lat, .5)-pct(floors, .5)))
+	fmt.Printf("spawn floor, an empty static Go program run to exit on this machine: median %s ms; spawn minus floor, paired: median %s ms (the adapter, its dependencies' package inits, its handshake)\n",
+		ms(pct(floors, .5)), ms(pct(rest, .5)))
 
 	p, c, _, err := b.spawnStdio("stdio", root)
 	if err != nil {
