@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/hosted"
@@ -31,6 +32,8 @@ type demoReady struct {
 	Bearer              string                `json:"bearer"`
 	Grants              []rstest.GrantSummary `json:"grants"`
 	CacheRoot           string                `json:"cache_root"`
+	// tokenTTL is --token-ttl (the grants' expires_at says it in JSON).
+	tokenTTL time.Duration
 }
 
 const demoUsage = `usage: pdpp-mcp demo [flags]
@@ -45,6 +48,8 @@ flags:
 type demoFlags struct {
 	addr, rsAddr, cacheRoot string
 	asJSON                  bool
+	// tokenTTL is the client tokens' lifetime; zero: they never expire.
+	tokenTTL time.Duration
 	// rsAddrChosen: --rs-addr was given, so it must bind (no fallback).
 	rsAddrChosen bool
 	logger       *slog.Logger
@@ -59,6 +64,7 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	fs.BoolVar(&d.asJSON, "json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
 	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
+	fs.DurationVar(&d.tokenTTL, "token-ttl", 0, "lifetime of the demo's client tokens, to watch expiry and refresh happen (e.g. 2m; 0: they never expire)")
 	logs := addLogFlags(fs, env, "warn", "text")
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return d, code, false
@@ -67,6 +73,10 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	var err error
 	if d.logger, err = logs.logger(stderr); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
+	if d.tokenTTL < 0 {
+		fmt.Fprintln(stderr, "pdpp-mcp demo: --token-ttl must not be negative")
 		return d, exitUsage, false
 	}
 	for _, a := range []string{d.addr, d.rsAddr} {
@@ -94,7 +104,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	// The mock RS is also the demo's authorization server: hosts that sign
 	// in (OAuth from the adapter's 401 challenge) get the Gmail grant
 	// without a person approving, so the header-free setup works.
-	rs, err := rstest.New(ds, rstest.Options{Semantic: true, AuthGrantID: demodata.GmailGrantID})
+	rs, err := rstest.New(ds, rstest.Options{Semantic: true, AuthGrantID: demodata.GmailGrantID, TokenTTL: d.tokenTTL})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
@@ -137,7 +147,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 
 	sum := rs.Summary(rsSrv.URL)
 	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, AuthorizationServer: sum.AuthorizationServer,
-		Bearer: grantToken(ds, demodata.GmailGrantID), Grants: sum.Grants, CacheRoot: root}
+		Bearer: grantToken(ds, demodata.GmailGrantID), Grants: sum.Grants, CacheRoot: root, tokenTTL: d.tokenTTL}
 	if d.asJSON {
 		line, _ := json.Marshal(ready)
 		fmt.Fprintln(stdout, string(line))
@@ -329,6 +339,10 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string,
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
 	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot, lasting)
+	if r.tokenTTL > 0 {
+		fmt.Fprintf(&b, "Client tokens expire %s after they are issued (--token-ttl): hosts that signed in refresh by themselves;\n"+
+			"  the bearers above and the stdio cache stop working then (run the demo again for fresh ones).\n\n", r.tokenTTL)
+	}
 	b.WriteString("Press Ctrl-C to stop.\n")
 	_, _ = io.WriteString(w, b.String())
 }

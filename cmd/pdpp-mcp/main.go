@@ -7,7 +7,7 @@
 //	    stdio MCP server (default), credentials from the `pdpp connect` cache
 //	pdpp-mcp serve --provider-url URL [--addr HOST:PORT] [--metrics-addr HOST:PORT]
 //	    hosted Streamable HTTP MCP server at /mcp
-//	pdpp-mcp demo [--addr HOST:PORT] [--rs-addr HOST:PORT] [--cache-root DIR] [--json]
+//	pdpp-mcp demo [--addr HOST:PORT] [--rs-addr HOST:PORT] [--cache-root DIR] [--json] [--token-ttl D]
 //	    embedded mock RS + demo data + hosted adapter on loopback
 //	pdpp-mcp mockrs [--addr HOST:PORT] [--json] [--records N] [--capabilities full|declared] [--token-ttl D]
 //	                [--fault-* ...] [--request-log FILE] [--lexical-gap CONN:STREAM]
