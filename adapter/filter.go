@@ -89,7 +89,7 @@ func parseExpandLimit(raw json.RawMessage) ([]rsclient.ExpandLimit, *toolError) 
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	fields, err := orderedObject(raw)
+	fields, err := orderedObject(plainIntegers(raw)) // {"rel": 3.0} is the integer 3
 	if err != nil || len(fields) == 0 {
 		return nil, newAdapterError("invalid_expand", "expand_limit must be an object such as {\"relation\": 3}")
 	}
@@ -98,12 +98,8 @@ func parseExpandLimit(raw json.RawMessage) ([]rsclient.ExpandLimit, *toolError) 
 		if f.key == "" || strings.ContainsAny(f.key, "[]") {
 			return nil, newAdapterError("invalid_expand", fmt.Sprintf("expand_limit relation %q must be a relation name, not bracket syntax", f.key))
 		}
-		value := f.value
-		if digits, ok := integralNumber(value); ok { // {"rel": 3.0} is the integer 3
-			value = digits
-		}
 		var n int
-		if err := json.Unmarshal(value, &n); err != nil || n < 1 {
+		if err := json.Unmarshal(f.value, &n); err != nil || n < 1 {
 			return nil, newAdapterError("invalid_expand", fmt.Sprintf("expand_limit %q must be a positive integer", f.key))
 		}
 		out = append(out, rsclient.ExpandLimit{Relation: f.key, Limit: n})

@@ -9,8 +9,9 @@ import (
 // all valid for `"type": "integer"`, and models do send `"limit": 25.0`.
 // Go's encoding/json refuses anything but digits for an int, so arguments
 // the input schema accepted would fail to decode. integralNumber gives
-// the plain-digit spelling of such a number; the handlers then see the
-// value the schema validated.
+// the plain-digit spelling of such a number; givenArguments (args.go)
+// respells every top-level one before handlers decode, and plainIntegers
+// the counts inside expand_limit.
 
 // maxIntegralDigits bounds the number text integralNumber evaluates: a
 // longer spelling (or an exponent that would expand to one) is not an
@@ -67,37 +68,4 @@ func exponentTooLarge(raw []byte) bool {
 		return len(exp) > 2
 	}
 	return false
-}
-
-// plainIntegers is raw with withIntegralMembers applied, or raw as it is.
-func plainIntegers(raw json.RawMessage) json.RawMessage {
-	if plain, ok := withIntegralMembers(raw); ok {
-		return plain
-	}
-	return raw
-}
-
-// withIntegralMembers rewrites the top-level members of a JSON object that
-// are integral numbers in another spelling to plain digits (every integer
-// argument is top-level, and expand_limit is an object of integers); ok
-// is false when there is nothing to rewrite. Nested values, strings and
-// filters are left as written.
-func withIntegralMembers(raw json.RawMessage) (json.RawMessage, bool) {
-	members, err := orderedObject(raw)
-	if err != nil {
-		return nil, false
-	}
-	changed := false
-	fields := make([]field, len(members))
-	for i, m := range members {
-		fields[i] = field{m.key, m.value}
-		if digits, ok := integralNumber(m.value); ok {
-			fields[i].Value = json.RawMessage(digits)
-			changed = true
-		}
-	}
-	if !changed {
-		return nil, false
-	}
-	return orderedJSON(fields), true
 }

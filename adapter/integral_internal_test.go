@@ -1,11 +1,12 @@
 package adapter
 
 import (
+	"cmp"
 	"encoding/json"
 	"math/big"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -43,19 +44,16 @@ func TestIntegralNumber(t *testing.T) {
 	}
 }
 
-func TestWithIntegralMembers(t *testing.T) {
+func TestPlainIntegers(t *testing.T) {
 	t.Parallel()
-	got, ok := withIntegralMembers(json.RawMessage(`{"stream":"messages","limit":25.0,"filter":{"n":1.0},"q":"1.0"}`))
-	if !ok {
-		t.Fatal("nothing rewritten")
-	}
 	// Only top-level numbers are respelled: a filter value goes to the RS
 	// as the caller wrote it.
+	got := plainIntegers(json.RawMessage(`{"stream":"messages","limit":25.0,"filter":{"n":1.0},"q":"1.0"}`))
 	if want := `{"stream":"messages","limit":25,"filter":{"n":1.0},"q":"1.0"}`; string(got) != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if _, ok := withIntegralMembers(json.RawMessage(`{"limit":25}`)); ok {
-		t.Error("plain arguments rewritten")
+	if raw := json.RawMessage(`{"limit":25}`); &plainIntegers(raw)[0] != &raw[0] {
+		t.Error("plain arguments rebuilt instead of returned as they are")
 	}
 }
 
@@ -65,7 +63,7 @@ func TestExpandLimitAcceptsIntegralSpellings(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if diff := cmp.Diff([]rsclient.ExpandLimit{{Relation: "thread", Limit: 2}, {Relation: "labels", Limit: 10}}, got); diff != "" {
+	if diff := gocmp.Diff([]rsclient.ExpandLimit{{Relation: "thread", Limit: 2}, {Relation: "labels", Limit: 10}}, got); diff != "" {
 		t.Error(diff)
 	}
 }
@@ -99,30 +97,33 @@ func TestRecordsShapeSpellsExpandLimitPlainly(t *testing.T) {
 	t.Parallel()
 	spelled := queryRecordsArgs{ExpandLimit: json.RawMessage(`{"thread":2.0,"labels":1e1}`)}.shape()
 	plain := queryRecordsArgs{ExpandLimit: json.RawMessage(`{"thread":2,"labels":10}`)}.shape()
-	if diff := cmp.Diff(string(plain.ExpandLimit), string(spelled.ExpandLimit)); diff != "" {
+	if diff := gocmp.Diff(string(plain.ExpandLimit), string(spelled.ExpandLimit)); diff != "" {
 		t.Error(diff)
 	}
 }
 
-func TestWithoutOptionalNulls(t *testing.T) {
+func TestGivenArguments(t *testing.T) {
 	t.Parallel()
 	optional := func(name string) bool { return name == "cursor" || name == "limit" || name == "filter" }
 	for _, tc := range []struct {
-		name, raw, want string // want "" = nothing to rewrite
+		name, raw, want string // want "" = raw comes back as it is
 	}{
 		{"drops optional nulls", `{"stream":"m","cursor":null,"limit": null }`, `{"stream":"m"}`},
 		{"escaped name", `{"stream":"m","cur\u0073or":null}`, `{"stream":"m"}`},
 		{"required null kept", `{"stream":null,"cursor":null}`, `{"stream":null}`},
+		{"integers respelled in the same walk", `{"stream":"m","limit":25.0,"cursor":null}`, `{"stream":"m","limit":25}`},
 		{"unknown null kept", `{"stream":"m","limt":null}`, ""},
 		{"nested null kept", `{"filter":{"a":null}}`, ""},
 		{"null string kept", `{"cursor":"null"}`, ""},
-		{"duplicate name left to validation", `{"cursor":"abc","cursor":null}`, ""},
+		{"repeated name: nulls left to validation", `{"cursor":"abc","cursor":null}`, ""},
+		{"repeated name: integers still respelled", `{"limit":5.0,"limit":5.0}`, `{"limit":5,"limit":5}`},
 		{"not an object", `[null]`, ""},
-		{"no null", `{"stream":"m"}`, ""},
+		{"nothing to change", `{"stream":"m","limit":25}`, ""},
 	} {
-		got, ok := withoutOptionalNulls(json.RawMessage(tc.raw), optional)
-		if ok != (tc.want != "") || string(got) != tc.want {
-			t.Errorf("%s: withoutOptionalNulls(%s) = %s, %v; want %q", tc.name, tc.raw, got, ok, tc.want)
+		got := givenArguments(json.RawMessage(tc.raw), optional)
+		want := cmp.Or(tc.want, tc.raw)
+		if string(got) != want {
+			t.Errorf("%s: givenArguments(%s) = %s; want %s", tc.name, tc.raw, got, want)
 		}
 	}
 }

@@ -105,7 +105,7 @@ func TestNoInputSchemaAdmitsNull(t *testing.T) {
 		}
 		for name, prop := range schema.Properties {
 			if admitsNull(prop) {
-				t.Errorf("%s.%s admits null: withoutOptionalNulls would drop a value", tool, name)
+				t.Errorf("%s.%s admits null: givenArguments would drop a value", tool, name)
 			}
 		}
 	}

@@ -65,16 +65,14 @@ func textResult(text string, structured toolOutput) *mcp.CallToolResult {
 // were already rejected by the input schema; rejecting them again here
 // keeps handlers safe if validation is ever bypassed.
 //
-// An integer argument spelled with a fraction or exponent ("limit": 25.0),
-// which the schema accepts, is decoded as its whole number; a value Go
-// still cannot take is reported by argument name, never by Go type names.
+// Integers arrive in plain digits (givenArguments); a value Go still
+// cannot take (a whole number beyond int64) is reported by argument
+// name, never by Go type names.
 func decodeArgs(raw json.RawMessage, dst any) *toolError {
-	err := decodeStrict(raw, dst)
-	if err != nil {
-		if plain, ok := withIntegralMembers(raw); ok {
-			err = decodeStrict(plain, dst)
-		}
-	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	err := dec.Decode(dst)
 	if err == nil {
 		return nil
 	}
@@ -88,14 +86,6 @@ func decodeArgs(raw json.RawMessage, dst any) *toolError {
 		return newAdapterError("invalid_arguments", "input validation failed: "+msg, field{"param", strings.SplitN(te.Field, ".", 2)[0]})
 	}
 	return newAdapterError("invalid_arguments", "arguments must be one JSON object matching the tool's input schema")
-}
-
-// decodeStrict decodes raw into dst, refusing unknown keys.
-func decodeStrict(raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	return dec.Decode(dst)
 }
 
 // jsonKind names a Go type by the JSON value it takes.

@@ -63,8 +63,8 @@ func compileInput(spec toolSpec) (*jsonschema.Schema, error) {
 }
 
 // check validates raw arguments and returns the arguments the handler
-// gets: raw, less optional arguments given as null (withoutOptionalNulls).
-// A non-nil error means invalid.
+// gets: raw as the call means it (givenArguments). A non-nil error means
+// invalid.
 func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage, *toolError) {
 	if len(raw) > maxArgumentBytes {
 		return nil, newAdapterError("invalid_arguments", fmt.Sprintf("arguments are %d bytes; at most %d are accepted", len(raw), maxArgumentBytes))
@@ -77,9 +77,7 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 		_, known := schema.Properties[name]
 		return known && !slices.Contains(schema.Required, name)
 	}
-	if given, ok := withoutOptionalNulls(raw, optional); ok {
-		raw = given
-	}
+	raw = givenArguments(raw, optional)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, newAdapterError("invalid_arguments", "arguments must be a JSON object")
