@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-go test-e2e e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e
+.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e
 
 all: build
 
@@ -18,18 +18,41 @@ build:
 demo: build
 	./$(BIN) demo
 
-## e2e-deps: the pinned Node MCP clients of e2e/ (npm ci from the lockfile).
+## e2e-deps: the pinned Node MCP clients of e2e/ (npm ci from the lockfile,
+## ~1.1 GB into e2e/node/node_modules). Never run by `make test`; .ci/run
+## runs it (with Chromium and nginx) before `make test`.
 e2e-deps:
 	./.ci/setup-e2e
 
-# test installs the Node clients first only where npm exists; elsewhere the
-# Node e2e tests skip (and fail under CI=true).
-E2E_DEPS := $(if $(shell command -v npm 2>/dev/null),e2e-deps)
+# The race detector needs cgo and a working C compiler (gcc or clang). Where
+# either is missing (`go env CGO_ENABLED` is 0 without a compiler on PATH)
+# `make test` runs without -race and says so before starting; RACE= (empty)
+# turns it off by hand.
+CGO_WORKS := $(shell [ "$$($(GO) env CGO_ENABLED 2>/dev/null)" = 1 ] && \
+  printf 'int main(void){return 0;}\n' | $$($(GO) env CC) -x c -o /dev/null - >/dev/null 2>&1 && echo yes)
+RACE ?= $(if $(CGO_WORKS),-race)
 
-## test: every test (unit, contract, e2e with real clients where installed).
-test: $(E2E_DEPS)
+# TEST_BIN is the pdpp-mcp the binary-driving tests (cmd/pdpp-mcp, e2e)
+# share: built once here, before `go test` starts, so a cold build never
+# races the race builds of every package (internal/testbin).
+TEST_BIN := bin/test/pdpp-mcp
+
+# gotestsum prints the standard `go test` output, then a summary of every
+# skipped test with its message (each names what enables it).
+GOTESTSUM ?= $(GO) tool gotestsum
+
+## test: every test (unit, contract, e2e with real clients where installed;
+## the rest skip, listed at the end with what enables them).
+test:
+	@if [ -n "$(RACE)" ]; then \
+	  echo "== make test: race detector on (cgo with $$($(GO) env CC))"; \
+	else \
+	  echo "== make test: race detector OFF: it needs cgo and a C compiler (install gcc); running without -race"; \
+	fi
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(TEST_BIN) ./cmd/pdpp-mcp
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	PDPP_MCP_TEST_BIN=$(CURDIR)/$(TEST_BIN) $(GOTESTSUM) --format standard-quiet -- \
+	  $(RACE) -count=1 -timeout 30m $(PKGS)
 
 ## manifests: strict offline checks of deploy/ (Kubernetes API types, policy,
 ## the binary under the container's environment); also part of `make test`.

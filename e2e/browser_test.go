@@ -35,9 +35,7 @@ var browserScreenshot = filepath.Join("artifacts", "connect.png")
 // headless Chromium, which is the point.
 func TestConnectPageInChromium(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(browserChromium); err != nil {
-		t.Skipf("headless Chromium not installed at %s (run .ci/setup-browser; CI does): %v", browserChromium, err)
-	}
+	requireChromium(t)
 	rs := testenv.StartRS(t, testenv.Options{})
 	origin := browserAdapter(t, rs.URL)
 	mcpURL := origin + "/mcp"
@@ -151,9 +149,7 @@ func TestConnectPageInChromium(t *testing.T) {
 // buttons, which would do nothing, stay hidden.
 func TestConnectPageWithoutJavaScript(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(browserChromium); err != nil {
-		t.Skipf("headless Chromium not installed at %s (run .ci/setup-browser; CI does): %v", browserChromium, err)
-	}
+	requireChromium(t)
 	rs := testenv.StartRS(t, testenv.Options{})
 	origin := browserAdapter(t, rs.URL)
 	ctx := browserContext(t, true)
@@ -170,6 +166,20 @@ func TestConnectPageWithoutJavaScript(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("/connect without JavaScript (-want +got):\n%s", diff)
+	}
+}
+
+// requireChromium skips the test with how to install Chromium when it is
+// missing — or fails it under CI=true, where .ci/setup-browser has run, so
+// CI can never pass by skipping the browser.
+func requireChromium(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(browserChromium); err != nil {
+		msg := "headless Chromium is not installed at " + browserChromium + "; run .ci/setup-browser (Debian package chromium): " + err.Error()
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " — CI=true, so this is a failure, not a skip")
+		}
+		t.Skip(msg)
 	}
 }
 

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pdpp/pdpp-mcp/internal/testbin"
 )
 
 // mockRSSummary is the JSON line `pdpp-mcp mockrs --json` prints once ready.
@@ -63,7 +64,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setup builds pdpp-mcp, starts the shared mock RS, runs the tests and
+// setup gets the pdpp-mcp binary, starts the shared mock RS, runs the tests and
 // kills the mock RS by PID afterwards.
 func setup(m *testing.M) (int, error) {
 	dir, err := os.MkdirTemp("", "pdpp-mcp-e2e-")
@@ -71,12 +72,10 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	binPath = filepath.Join(dir, "pdpp-mcp")
-	build := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/pdpp-mcp")
-	build.Dir = ".."                                  // the module root: the test runs in e2e/
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as `make build` and releases
-	if out, err := build.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("go build: %v\n%s", err, out)
+	// The binary `make test` built before `go test` started, else one
+	// build here, with no deadline of its own (see internal/testbin).
+	if binPath, err = testbin.Binary(dir); err != nil {
+		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()

@@ -22,7 +22,7 @@ func requireNodeModules(t testing.TB) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".package-lock.json")); err != nil {
-		msg := "e2e/node/node_modules is not installed; run .ci/setup-e2e (npm ci --prefix e2e/node)"
+		msg := "e2e/node/node_modules is not installed; run `make e2e-deps` (npm ci --prefix e2e/node, ~1.1 GB; .ci/run does)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg + " — CI=true, so this is a failure, not a skip")
 		}

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/pdpp/pdpp-mcp/internal/testbin"
 )
 
-// builtBinary is the real pdpp-mcp, compiled once per test process: even
-// from a warm build cache each `go build` links anew (1.5 s of CPU), and
-// every test only executes the file.
+// builtBinary is the real pdpp-mcp, obtained once per test process: the one
+// `make test` built before `go test` started (PDPP_MCP_TEST_BIN), else one
+// build here. Every test only executes the file.
 var builtBinary struct {
 	once sync.Once
 	dir  string
@@ -22,8 +18,10 @@ var builtBinary struct {
 	err  error
 }
 
-// buildBinary returns the shared pdpp-mcp binary, built exactly as `go
-// build` would (no -ldflags), failing the test if the build failed.
+// buildBinary returns the shared pdpp-mcp binary (static, -trimpath, no
+// -ldflags), failing the test if it could not be had. The build has no
+// deadline of its own: on a cold cache beside the rest of the suite it
+// takes minutes, and a deadline here once killed it (issue 25).
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	b := &builtBinary
@@ -32,20 +30,7 @@ func buildBinary(t testing.TB) string {
 		if b.err != nil {
 			return
 		}
-		bin := filepath.Join(b.dir, "pdpp-mcp")
-		if runtime.GOOS == "windows" {
-			bin += ".exe"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		// Built as `make build` and releases build it: static, no cgo.
-		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, ".")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		b.path = bin
+		b.path, b.err = testbin.Binary(b.dir)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
