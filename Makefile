@@ -14,9 +14,12 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN) ./cmd/pdpp-mcp
 
-## demo: embedded mock RS + demo data + hosted adapter on loopback.
+## demo: embedded mock RS + demo data + hosted adapter on loopback. A taken
+## default port falls back to a free one (with a note); ARGS passes flags:
+## make demo ARGS='--addr 127.0.0.1:7680 --token-ttl 2m'.
+ARGS ?=
 demo: build
-	./$(BIN) demo
+	./$(BIN) demo $(ARGS)
 
 ## e2e-deps: the pinned Node MCP clients of e2e/ (npm ci from the lockfile,
 ## ~1.1 GB into e2e/node/node_modules). Never run by `make test`; .ci/run

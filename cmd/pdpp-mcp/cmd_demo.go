@@ -52,7 +52,10 @@ type demoFlags struct {
 	tokenTTL time.Duration
 	// rsAddrChosen: --rs-addr was given, so it must bind (no fallback).
 	rsAddrChosen bool
-	logger       *slog.Logger
+	// addrChosen: --addr or PDPP_MCP_ADDR named the adapter's address, so
+	// it must bind (no fallback).
+	addrChosen bool
+	logger     *slog.Logger
 }
 
 // parseDemoFlags reads the demo flags and checks them: a bad log setting
@@ -60,7 +63,7 @@ type demoFlags struct {
 func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Writer) (demoFlags, int, bool) {
 	var d demoFlags
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
-	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", "127.0.0.1:7670"), "adapter listen address, loopback only (port 0 picks a free port)")
+	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", defaultDemoAddr), "adapter listen address, loopback only; the default falls back to a free port when taken (port 0 picks a free port)")
 	fs.BoolVar(&d.asJSON, "json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
 	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
@@ -70,6 +73,7 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 		return d, code, false
 	}
 	d.rsAddrChosen = flagSet(fs, "rs-addr")
+	d.addrChosen = flagSet(fs, "addr") || d.addr != defaultDemoAddr
 	var err error
 	if d.logger, err = logs.logger(stderr); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
@@ -140,9 +144,12 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return fail("credential cache: %v", err)
 	}
 	defer cleanup()
-	adSrv, err := startHTTP(d.addr, handler)
+	adSrv, adNote, err := startDemoAdapter(d.addr, d.addrChosen, handler)
 	if err != nil {
-		return fail("%v", err)
+		return fail("adapter: %v", err)
+	}
+	if adNote != "" {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %s\n", adNote)
 	}
 
 	sum := rs.Summary(rsSrv.URL)

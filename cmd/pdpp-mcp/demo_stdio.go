@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,24 +31,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// startDemoRS binds the mock RS. When the address is the default (not
-// asked for) and taken, typically by another demo, it falls back to a
-// free port and returns a note saying the printed stdio setup then lasts
-// for this run only; an address the user chose must bind or fail.
-func startDemoRS(addr string, chosen bool, h http.Handler) (*startedServer, string, error) {
-	srv, err := startHTTP(addr, h)
-	if err == nil || chosen {
-		return srv, "", err
-	}
-	host, _, _ := net.SplitHostPort(addr) // requireLoopback checked the form
-	srv, err2 := startHTTP(net.JoinHostPort(host, "0"), h)
-	if err2 != nil {
-		return nil, "", errors.Join(err, err2)
-	}
-	return srv, fmt.Sprintf("mock RS: %s is taken (%v); using %s instead. The stdio setup printed below works while this run lasts; stop the other process for one that survives restarts.",
-		addr, err, srv.URL), nil
 }
 
 // demoCacheRoot is the cache root to write: the flag's value, else

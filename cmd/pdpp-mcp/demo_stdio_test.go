@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,47 +167,3 @@ func freeLoopbackAddr(t *testing.T) string {
 	return addr
 }
 
-// TestStartDemoRSFallback: a taken default port falls back to a free one
-// with a note; a taken port the user chose is an error.
-func TestStartDemoRSFallback(t *testing.T) {
-	t.Parallel()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = busy.Close() }) // after the parallel subtests
-	h := http.NotFoundHandler()
-	for _, tc := range []struct {
-		name     string
-		addr     string
-		chosen   bool
-		wantErr  bool
-		wantNote bool
-		wantAddr string
-	}{
-		{name: "default taken", addr: busy.Addr().String(), wantNote: true},
-		{name: "chosen taken", addr: busy.Addr().String(), chosen: true, wantErr: true},
-		{name: "free", addr: "127.0.0.1:0"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			srv, note, err := startDemoRS(tc.addr, tc.chosen, h)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			defer func() { _ = srv.srv.Close() }()
-			if (note != "") != tc.wantNote {
-				t.Errorf("note = %q, want one: %v", note, tc.wantNote)
-			}
-			if srv.URL == "http://"+busy.Addr().String() {
-				t.Errorf("bound the taken address %s", srv.URL)
-			}
-			if tc.wantNote && !strings.Contains(note, srv.URL) {
-				t.Errorf("note %q does not name the address used, %s", note, srv.URL)
-			}
-		})
-	}
-}
