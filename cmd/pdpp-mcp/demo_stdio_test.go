@@ -166,4 +166,3 @@ func freeLoopbackAddr(t *testing.T) string {
 	_ = ln.Close()
 	return addr
 }
-
