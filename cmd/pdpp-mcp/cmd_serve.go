@@ -18,7 +18,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/bearerauth"
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/hosted"
-	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -309,10 +308,7 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 
 // normalizedProviderURL is the required --provider-url in canonical form.
 func (v *serveFlagValues) normalizedProviderURL() (string, error) {
-	if strings.TrimSpace(v.providerURL) == "" {
-		return "", errors.New("missing --provider-url (or PDPP_PROVIDER_URL)")
-	}
-	return credcache.NormalizeProviderURL(v.providerURL)
+	return providerURLFromFlag(v.providerURL)
 }
 
 // checkedOrigins validates --public-url (returned as an origin, "" when

@@ -84,7 +84,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintln(stderr, "pdpp-mcp: Refusing to start: owner credentials (PDPP_OWNER_TOKEN / PDPP_OWNER_SESSION_COOKIE) are present in the environment. Unset them before running the MCP adapter.")
 		return exitNoPerm
 	}
-	providerURL, err := credcache.NormalizeProviderURL(f.providerURL)
+	providerURL, err := providerURLFromFlag(f.providerURL)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage

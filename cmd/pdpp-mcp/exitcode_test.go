@@ -150,6 +150,7 @@ func TestStdioExitCodes(t *testing.T) {
 		{"bad log format from env", "", map[string]string{"PDPP_MCP_LOG_FORMAT": "xml"}, []string{"--provider-url", rs.URL}, "", 64, []string{"--log-format"}, nil},
 		{"missing provider URL", "", nil, nil, "", 64, []string{"Missing --provider-url"}, nil},
 		{"bad provider URL", "", nil, []string{"--provider-url", "ftp://x"}, "", 64, []string{"invalid provider URL"}, nil},
+		{"provider URL without scheme", "", nil, []string{"--provider-url", "rs.example"}, "", 64, []string{`"rs.example" has no scheme: write https://rs.example`}, nil},
 		{"unexpected argument", "", nil, []string{"--provider-url", rs.URL, "extra"}, "", 64, []string{`unexpected argument "extra"`}, nil},
 		{"owner token in env", credJSON(demodata.GmailToken, ""), map[string]string{"PDPP_OWNER_TOKEN": demodata.OwnerToken},
 			[]string{"--provider-url", rs.URL}, mcpSession, 77, []string{"Refusing to start: owner credentials"}, []string{demodata.OwnerToken}},
@@ -266,6 +267,8 @@ func TestServeExitCodes(t *testing.T) {
 	}{
 		{"unknown flag", append(base, "--nope"), nil, 64, "flag provided but not defined"},
 		{"missing provider", []string{"serve"}, nil, 64, "missing --provider-url"},
+		{"provider URL without scheme", []string{"serve", "--provider-url", "rs.example:7662", "--addr", "127.0.0.1:0"}, nil, 64, `--provider-url "rs.example:7662" has no scheme: write https://rs.example:7662`},
+		{"provider URL without scheme from env", []string{"serve", "--addr", "127.0.0.1:0"}, map[string]string{"PDPP_PROVIDER_URL": "localhost:7662"}, 64, "http://localhost:7662"},
 		{"bad public URL", append(base, "--public-url", "https://x.example/path"), nil, 64, "--public-url"},
 		{"bad trusted proxy", append(base, "--trusted-proxies", "10.0.0.0/99"), nil, 64, "--trusted-proxies"},
 		{"keys without issuer", append(base, "--jwt-keys", keys), nil, 64, "need --jwt-issuer"},
