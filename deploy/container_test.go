@@ -96,7 +96,7 @@ func TestContainerEnvironmentTakesEffect(t *testing.T) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "pdpp-mcp serving ") {
+			if strings.HasPrefix(sc.Text(), `{"mcp_url":`) {
 				ready <- sc.Text()
 			}
 		}

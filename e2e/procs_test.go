@@ -39,8 +39,8 @@ func watchProcess(t testing.TB, cmd *exec.Cmd, reap bool) {
 	})
 }
 
-// serveReady matches the line `serve` prints once it listens.
-var serveReady = regexp.MustCompile(`^pdpp-mcp serving (http://127\.0\.0\.1:\d+/mcp) for `)
+// serveReady matches the JSON line `serve` prints once it listens.
+var serveReady = regexp.MustCompile(`^\{"mcp_url":"(http://127\.0\.0\.1:\d+/mcp)"`)
 
 // startServe runs `pdpp-mcp serve` against the shared mock RS and returns
 // its MCP endpoint URL. Each test gets its own process: the adapter is

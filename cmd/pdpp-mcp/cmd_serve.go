@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,13 +58,21 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "pdpp-mcp serving %s/mcp for %s\n", srv.URL, f.cfg.RSURL)
+	ready := serveReady{MCPURL: srv.URL + "/mcp", RSURL: f.cfg.RSURL}
 	attrs := []any{"addr", srv.URL, "rs", f.cfg.RSURL, "version", appVersion()}
 	if metricsSrv != nil {
-		fmt.Fprintf(stdout, "pdpp-mcp metrics at %s/metrics\n", metricsSrv.URL)
+		ready.MetricsURL = metricsSrv.URL + "/metrics"
 		attrs = append(attrs, "metrics_addr", metricsSrv.URL)
 	}
+	line, _ := json.Marshal(ready)
+	fmt.Fprintln(stdout, string(line))
 	logger.Info("serving", attrs...)
+	// SIGTERM (or Ctrl-C) cancels ctx: say so, and how long the drain may
+	// take, so an operator reading the logs sees why requests stop.
+	stopLog := context.AfterFunc(ctx, func() {
+		logger.Info("shutting down: no new connections, draining in-flight requests", "drain", f.shutdownTimeout.String())
+	})
+	defer stopLog()
 	err = srv.waitAndShutdownWithin(ctx, f.shutdownTimeout)
 	if metricsSrv != nil {
 		// The metrics listener outlives the drain so the last scrape sees it.
@@ -71,10 +81,20 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 		err = errors.Join(err, metricsSrv.waitAndShutdownWithin(stopped, time.Second))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
+		logger.Error("stopped with an error", "err", err.Error())
 		return exitFailure
 	}
+	logger.Info("stopped")
 	return exitOK
+}
+
+// serveReady is the one JSON line `serve` prints on stdout once it
+// listens, for scripts and tests (the shape of `demo --json`'s URLs);
+// everything else serve says is a log record on stderr.
+type serveReady struct {
+	MCPURL     string `json:"mcp_url"`
+	RSURL      string `json:"rs_url"`
+	MetricsURL string `json:"metrics_url,omitempty"`
 }
 
 // hostedConfig is everything the hosted adapter needs; serve and demo
@@ -188,7 +208,7 @@ type serveFlags struct {
 type serveFlagValues struct {
 	providerURL, addr, metricsAddr, shutdown, publicURL string
 	origins, proxies, asServers, serverName             string
-	maxBody                                             int64
+	maxBody                                             string
 	jwtIssuer, jwtAudience, jwtKeys, jwksURL            string
 	introURL, introID                                   string
 	logs                                                logFlags
@@ -212,7 +232,7 @@ func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValue
 	str(&v.proxies, "trusted-proxies", "PDPP_MCP_TRUSTED_PROXIES", "", "comma-separated proxy CIDRs/IPs whose X-Forwarded-Proto/Host are trusted (default none)")
 	str(&v.asServers, "authorization-servers", "PDPP_MCP_AUTHORIZATION_SERVERS", "", "comma-separated authorization servers to advertise (default: the RS's)")
 	str(&v.serverName, "server-name", "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName, "serverInfo name")
-	fs.Int64Var(&v.maxBody, "max-body-bytes", 0, "cap on /mcp request bodies (default 1 MiB)")
+	str(&v.maxBody, "max-body-bytes", "PDPP_MCP_MAX_BODY_BYTES", "", "cap on /mcp request bodies in bytes (default 1 MiB)")
 	str(&v.jwtIssuer, "jwt-issuer", "PDPP_MCP_JWT_ISSUER", "", "verify JWT access tokens from this issuer")
 	str(&v.jwtAudience, "jwt-audience", "PDPP_MCP_JWT_AUDIENCE", "", "required JWT aud (default <public-url>/mcp)")
 	str(&v.jwtKeys, "jwt-keys", "PDPP_MCP_JWT_KEYS", "", "file with verification keys (JWKS JSON or PEM public keys)")
@@ -282,11 +302,12 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 	if err != nil {
 		return hostedConfig{}, err
 	}
-	if v.maxBody < 0 {
-		return hostedConfig{}, errors.New("--max-body-bytes must not be negative")
+	maxBody, err := strconv.ParseInt(orZero(v.maxBody), 10, 64)
+	if err != nil || maxBody < 0 {
+		return hostedConfig{}, fmt.Errorf("--max-body-bytes %q: want a non-negative number of bytes", v.maxBody)
 	}
 	cfg := hostedConfig{RSURL: norm, ServerName: v.serverName, AllowedOrigins: splitList(v.origins),
-		AuthorizationServers: splitList(v.asServers), MaxBodyBytes: v.maxBody}
+		AuthorizationServers: splitList(v.asServers), MaxBodyBytes: maxBody}
 	if cfg.Limits, err = v.lims.parse(); err != nil {
 		return cfg, err
 	}

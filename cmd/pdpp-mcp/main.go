@@ -26,6 +26,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -113,7 +114,19 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	return runStdio(ctx, args, env, stdout, stderr)
 }
 
-func runVersion(_ context.Context, _ []string, _ func(string) string, stdout, _ io.Writer) int {
+const versionUsage = `usage: pdpp-mcp version
+
+Prints the version on stdout: the release stamp, else the module version
+` + "`go install …@vX`" + ` recorded, else "dev".
+`
+
+// runVersion prints the version; `version --help` prints its usage instead
+// (a request for help is never answered with the thing itself).
+func runVersion(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pdpp-mcp version", flag.ContinueOnError)
+	if code, ok := parseFlags(fs, versionUsage, args, stdout, stderr); !ok {
+		return code
+	}
 	fmt.Fprintln(stdout, appVersion())
 	return exitOK
 }

@@ -175,11 +175,13 @@ func (b *bench) startHosted() error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
-	f := strings.Fields(line) // pdpp-mcp serving http://HOST:PORT/mcp for RS
-	if len(f) < 3 || !strings.HasSuffix(f[2], "/mcp") {
+	var ready struct {
+		MCPURL string `json:"mcp_url"` // {"mcp_url":"http://HOST:PORT/mcp","rs_url":…}
+	}
+	if err := json.Unmarshal([]byte(line), &ready); err != nil || !strings.HasSuffix(ready.MCPURL, "/mcp") {
 		return fmt.Errorf("serve: unexpected ready line %q", line)
 	}
-	b.hosted, b.hostedURL = p, f[2]
+	b.hosted, b.hostedURL = p, ready.MCPURL
 	return nil
 }
 

@@ -337,8 +337,8 @@ type adapterProc struct {
 }
 
 var (
-	servingLine = regexp.MustCompile(`^pdpp-mcp serving (http://127\.0\.0\.1:\d+/mcp) for `)
-	metricsLine = regexp.MustCompile(`^pdpp-mcp metrics at (http://127\.0\.0\.1:\d+/metrics)`)
+	servingLine = regexp.MustCompile(`^\{"mcp_url":"(http://127\.0\.0\.1:\d+/mcp)"`)
+	metricsLine = regexp.MustCompile(`"metrics_url":"(http://127\.0\.0\.1:\d+/metrics)"`)
 )
 
 // startAdapter runs the binary on loopback, bounded to the soak's length
