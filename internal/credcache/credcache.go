@@ -48,6 +48,10 @@ type cacheFile struct {
 	GrantID     string             `json:"grant_id"`
 	Credential  *cachedCredential  `json:"credential"`
 	Credentials []cachedCredential `json:"credentials"`
+	// MisplacedToken is a top-level access_token, a hand-written mistake:
+	// never used (its kind labels would be ambiguous), only named in the
+	// error, with the shape expected (CacheShape).
+	MisplacedToken json.RawMessage `json:"access_token"`
 	// File-level kind fields: a file labelled owner is refused whole.
 	PDPPTokenKind string `json:"pdpp_token_kind"`
 	TokenKind     string `json:"token_kind"`
@@ -171,7 +175,7 @@ func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error)
 	if len(tokens) > 0 {
 		return tokens, path, nil
 	}
-	return nil, path, l.noTokenError(expired, unusable)
+	return nil, path, l.noTokenError(expired, unusable, len(cf.MisplacedToken) > 0)
 }
 
 // cacheLoad is one Load of one provider's cache file: what its error
@@ -230,17 +234,25 @@ func (l cacheLoad) checkProviderURL(cf *cacheFile) error {
 }
 
 // noTokenError explains why no token was usable, most telling reason
-// first: some expired, else some unusable, else none at all.
-func (l cacheLoad) noTokenError(expired, unusable int) error {
+// first: some expired, else some unusable, else a token in the wrong
+// place, else none at all.
+func (l cacheLoad) noTokenError(expired, unusable int, misplaced bool) error {
 	switch {
 	case expired > 0:
 		return &CredentialError{CredExpired, fmt.Sprintf("Cached PDPP credential for %s is expired. %s", l.norm, l.guidance)}
 	case unusable > 0:
 		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s holds no usable Bearer token (wrong token_type or malformed token). %s", l.path, l.guidance)}
+	case misplaced:
+		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has access_token at the top level; it belongs inside \"credential\" (or each entry of \"credentials\"): %s. %s", l.path, CacheShape, l.guidance)}
 	default:
-		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token. %s", l.path, l.guidance)}
+		return &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s has no access_token; expected %s. %s", l.path, CacheShape, l.guidance)}
 	}
 }
+
+// CacheShape is the cache file's shape, as error messages and the README
+// state it (expires_at and token_type optional; "credentials": [ … ]
+// holds several grants).
+const CacheShape = `{"provider_url":"https://rs.example","credential":{"access_token":"…","token_type":"Bearer","expires_at":"2099-01-01T00:00:00Z"}}`
 
 // entries are the file's credentials in file order: the single-grant
 // `credential` first, then the `credentials` array.
