@@ -10,6 +10,11 @@
 // clock, fault injection (WithFaults, SetFaults) and the request log
 // (Requests, WithRequestHook). New gives the bare http.Handler.
 //
+// Two complete downstream tests come with the package: Example
+// (example_test.go: the RS client against the mock, a fault, a refusal,
+// the request log) and TestWithTheMockRS (readme_test.go, the README's
+// snippet verbatim).
+//
 // Where the real reference RS and its documentation disagree, the mock
 // follows the real RS: changes paging, 401 context.* answers for streams and
 // connections outside the grant, cursor shapes and error words are those of
