@@ -18,7 +18,7 @@ func TestWithTheMockRS(t *testing.T) {
 	clock := time.Now // any func() time.Time; a fake clock expires tokens on demand
 	rs := rstest.NewServer(ds,
 		rstest.WithCapabilities(rstest.CapabilitiesDeclared), // the real RS advertises no sort/search/aggregates
-		rstest.WithTokenTTL(10*time.Minute),                 // client tokens expire (401 + challenge)
+		rstest.WithTokenTTL(10*time.Minute),                  // client tokens expire (401 + challenge)
 		rstest.WithClock(clock))
 	defer rs.Close()
 
@@ -42,7 +42,7 @@ func TestWithTheMockRS(t *testing.T) {
 	}
 
 	rs.SetFaults(&rstest.Faults{PathPrefix: "/v1/search", Status5xx: 503}) // the RS fails for a while
-	reqs := rs.Requests() // what reached the RS; Principal is "owner", "grant:<id>", "none" or "unknown", never the bearer
+	reqs := rs.Requests()                                                  // what reached the RS; Principal is "owner", "grant:<id>", "none" or "unknown", never the bearer
 	if got := reqs[len(reqs)-1].Principal; got != "grant:"+demodata.GmailGrantID {
 		t.Errorf("principal %q", got)
 	}
