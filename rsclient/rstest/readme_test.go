@@ -42,7 +42,9 @@ func TestWithTheMockRS(t *testing.T) {
 	}
 
 	rs.SetFaults(&rstest.Faults{PathPrefix: "/v1/search", Status5xx: 503}) // the RS fails for a while
-	reqs := rs.Requests()                                                  // what reached the RS; Principal is "owner", "grant:<id>", "none" or "unknown", never the bearer
+	// What reached the RS: Principal is "owner", "grant:<id>", "none" or
+	// "unknown", never the bearer.
+	reqs := rs.Requests()
 	if got := reqs[len(reqs)-1].Principal; got != "grant:"+demodata.GmailGrantID {
 		t.Errorf("principal %q", got)
 	}
