@@ -111,7 +111,7 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		server.WithDisableStreaming(true),
 	)
 	mux := http.NewServeMux()
-	mux.HandleFunc(mcpPath, h.serveMCP)
+	mux.HandleFunc(mcpPath, h.withCORS(h.serveMCP))
 	mux.HandleFunc("GET "+prmPath+mcpPath, h.serveMetadata)
 	mux.HandleFunc("GET "+prmPath, h.serveMetadata)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
