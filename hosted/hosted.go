@@ -78,6 +78,10 @@ type Options struct {
 	// reads, and is served at GET /metrics (Prometheus). Pass the same
 	// value as adapter.Config.Observer to count tool calls.
 	Metrics *Metrics
+	// LocalStdio, when set, is a stdio setup that works on this machine
+	// as it is (the demo's): the setup pages show it instead of the
+	// production `pdpp connect` steps.
+	LocalStdio *LocalStdio
 	// MetricsServedElsewhere keeps GET /metrics off this handler: the
 	// caller serves Metrics.Handler() on a listener of its own (serve
 	// --metrics-addr), away from the public port.

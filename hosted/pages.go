@@ -62,7 +62,12 @@ type pageData struct {
 	PDPPConnect, StdioConnect, StdioConfig                        string
 	StdioServerKey, StdioClaudeCode, StdioCodex                   string
 	StdioExePlaceholder, StdioCachePlaceholder                    string
-	Tools                                                         []toolLine
+	CodexBearerNote                                               string
+	// Local: the stdio lines are a LocalStdio's (the demo's), which need
+	// no `pdpp connect`; StdioCacheRoot is its cache root.
+	Local          bool
+	StdioCacheRoot string
+	Tools          []toolLine
 }
 
 // toolLine is one tool in /llms.txt.
@@ -100,6 +105,10 @@ func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 			StdioArgs(provider, StdioCachePlaceholder)),
 		StdioExePlaceholder:   StdioExePlaceholder,
 		StdioCachePlaceholder: StdioCachePlaceholder,
+		CodexBearerNote:       CodexBearerNote,
+	}
+	if h.opts.LocalStdio != nil {
+		localStdioData(&d, h.opts.LocalStdio, provider)
 	}
 	for _, t := range adapter.Tools() {
 		d.Tools = append(d.Tools, toolLine{Name: t.Name, Summary: firstSentence(t.Description)})

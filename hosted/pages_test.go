@@ -32,6 +32,12 @@ const (
 // publicURL "" derives the origin from each request's Host.
 func startPagesServer(t *testing.T, publicURL string) *httptest.Server {
 	t.Helper()
+	return startPagesServerWith(t, hosted.Options{PublicURL: publicURL})
+}
+
+// startPagesServerWith is startPagesServer with every hosted option.
+func startPagesServerWith(t *testing.T, opts hosted.Options) *httptest.Server {
+	t.Helper()
 	rc, err := rsclient.New(rsclient.Config{BaseURL: pagesProvider})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +46,7 @@ func startPagesServer(t *testing.T, publicURL string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
+	hs := httptest.NewServer(hosted.New(srv, opts))
 	t.Cleanup(hs.Close)
 	return hs
 }
@@ -73,17 +79,26 @@ func fetchPage(t *testing.T, method, url, host string) pageResponse {
 	return pageResponse{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
-// TestSetupPagesGolden pins both pages byte for byte; refresh with -update.
+// pagesLocalStdio is a demo's stdio setup (a path with a space, so the
+// shell quoting shows).
+var pagesLocalStdio = &hosted.LocalStdio{Exe: "/opt/pdpp mcp/bin/pdpp-mcp", CacheRoot: "/home/ada/.cache/pdpp-mcp/demo"}
+
+// TestSetupPagesGolden pins both pages byte for byte, as served in
+// production and as the demo serves them (LocalStdio: no `pdpp connect`,
+// the demo's own absolute paths); refresh with -update.
 func TestSetupPagesGolden(t *testing.T) {
 	t.Parallel()
 	hs := startPagesServer(t, pagesOrigin)
-	for _, tc := range []struct{ path, golden string }{
-		{"/connect", "connect.golden.html"},
-		{"/llms.txt", "llms.golden.txt"},
+	demo := startPagesServerWith(t, hosted.Options{PublicURL: pagesOrigin, LocalStdio: pagesLocalStdio})
+	for _, tc := range []struct{ name, base, path, golden string }{
+		{"/connect", hs.URL, "/connect", "connect.golden.html"},
+		{"/llms.txt", hs.URL, "/llms.txt", "llms.golden.txt"},
+		{"demo /connect", demo.URL, "/connect", "connect.demo.golden.html"},
+		{"demo /llms.txt", demo.URL, "/llms.txt", "llms.demo.golden.txt"},
 	} {
-		t.Run(tc.path, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := fetchPage(t, http.MethodGet, hs.URL+tc.path, "")
+			got := fetchPage(t, http.MethodGet, tc.base+tc.path, "")
 			if got.status != http.StatusOK {
 				t.Fatalf("GET %s: status %d: %s", tc.path, got.status, got.body)
 			}

@@ -133,10 +133,6 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 
-	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger})
-	if err != nil {
-		return fail("%v", err)
-	}
 	wantRoot := demoCacheRoot(d.cacheRoot, stderr)
 	lasting := demoSetupLasts(d.rsAddr, note, wantRoot)
 	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
@@ -144,6 +140,13 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return fail("credential cache: %v", err)
 	}
 	defer cleanup()
+	// /connect and /llms.txt show the stdio setup that works here (this
+	// binary, the cache just written), not `pdpp connect`.
+	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger,
+		LocalStdio: &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
+	if err != nil {
+		return fail("%v", err)
+	}
 	adSrv, adNote, err := startDemoAdapter(d.addr, d.addrChosen, handler)
 	if err != nil {
 		return fail("adapter: %v", err)
@@ -303,10 +306,7 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 // printDemoSetup is the human form: the ready line first, then exact
 // commands per host.
 func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string, lasting bool) {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "pdpp-mcp"
-	}
+	exe := demoExecutable()
 	names := map[string]string{}
 	for _, c := range ds.Connections {
 		names[c.ID] = c.DisplayName
@@ -341,8 +341,8 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string,
 	fmt.Fprintf(&b, "  (then sign in: claude mcp login %s, in a terminal, or /mcp inside Claude Code)\n\n", hosted.ServerKey)
 	fmt.Fprintf(&b, "Codex (signs in by itself, no token to copy):\n  %s\n  (it opens the sign-in page at once; sign in again later with: codex mcp login %s)\n\n",
 		hosted.CodexSignInCommand(r.MCPURL), hosted.ServerKey)
-	fmt.Fprintf(&b, "Fallback without sign-in, with the demo bearer:\n  Claude Code:\n  %s\n  Codex:\n  %s\n  %s\n\n",
-		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL))
+	fmt.Fprintf(&b, "Fallback without sign-in, with the demo bearer:\n  Claude Code:\n  %s\n  Codex:\n  %s\n  %s\n  (%s)\n\n",
+		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL), hosted.CodexBearerNote)
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
 		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
 	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot, lasting)
@@ -352,4 +352,14 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string,
 	}
 	b.WriteString("Press Ctrl-C to stop.\n")
 	_, _ = io.WriteString(w, b.String())
+}
+
+// demoExecutable is this binary's absolute path, which the printed and
+// served stdio setup name; "pdpp-mcp" (found on PATH) when unknown.
+func demoExecutable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "pdpp-mcp"
+	}
+	return exe
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"os"
@@ -294,6 +295,10 @@ func TestDemoHumanOutput(t *testing.T) {
 	if !strings.Contains(out, `"--cache-root","`+cacheRoot+`"`) {
 		t.Errorf("stdio config does not name the given cache root:\n%s", out)
 	}
+	if !strings.Contains(out, hosted.CodexBearerNote) {
+		t.Errorf("the Codex bearer command comes without the note on its variable:\n%s", out)
+	}
+	checkDemoPagesStdio(t, strings.TrimSuffix(mcpURL, "/mcp"), all)
 	checkDemoAuthServer(t, strings.TrimSuffix(mcpURL, "/mcp"))
 	p.stop(t, syscall.SIGTERM)
 	if _, err := os.Stat(cacheRoot); err != nil {
@@ -439,5 +444,39 @@ func checkDemoAuthServer(t *testing.T, origin string) {
 	}
 	if got := asm["issuer"]; got != as {
 		t.Errorf("issuer %v, want %s (the name the adapter's metadata gives)", got, as)
+	}
+}
+
+// checkDemoPagesStdio: the demo's /connect and /llms.txt show the stdio
+// command the terminal printed (this binary, the cache the demo wrote),
+// never the production steps that do not work in the demo (`pdpp
+// connect`, $HOME/.pdpp, `command -v pdpp-mcp`).
+func checkDemoPagesStdio(t *testing.T, origin string, printed []string) {
+	t.Helper()
+	var stdioLine string
+	for _, l := range printed {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "claude mcp add "+hosted.StdioServerKey+" -- ") {
+			stdioLine = l
+		}
+	}
+	if stdioLine == "" {
+		t.Fatalf("the demo printed no stdio command:\n%s", strings.Join(printed, "\n"))
+	}
+	for _, path := range []string{"/llms.txt", "/connect"} {
+		resp, err := http.Get(origin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		page := html.UnescapeString(string(b))
+		if !strings.Contains(page, stdioLine) {
+			t.Errorf("%s does not show the printed stdio command %q", path, stdioLine)
+		}
+		for _, bad := range []string{"pdpp connect", "$HOME/.pdpp", "command -v pdpp-mcp", hosted.StdioExePlaceholder} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s shows %q, which does not work in the demo", path, bad)
+			}
+		}
 	}
 }

@@ -122,6 +122,9 @@ type hostedConfig struct {
 	// Limits are the verification rate and the RS byte budget; zero
 	// values take the packages' defaults.
 	Limits limits
+	// LocalStdio is the demo's working stdio setup, shown by the setup
+	// pages instead of the production steps; nil for serve.
+	LocalStdio *hosted.LocalStdio
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -154,6 +157,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
 		Metrics:              metrics,
+		LocalStdio:           cfg.LocalStdio,
 		// With --metrics-addr, /metrics lives on its own listener only.
 		MetricsServedElsewhere: cfg.SeparateMetrics,
 		Logger:                 cfg.Logger,
