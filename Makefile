@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e
+.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e image image-push release
 
 all: build
 
@@ -67,6 +67,29 @@ manifests:
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 release-check:
 	$(GORELEASER) check
+
+## image / image-push: the container image of deploy/Dockerfile, tagged
+## $(IMAGE):$(VERSION) — the reference deploy/kubernetes/deployment.yaml and
+## the README name (go test ./deploy keeps the three in agreement).
+## image builds for this machine into the local engine; image-push builds
+## linux/amd64 and linux/arm64 with buildx and pushes (docker login first).
+IMAGE    ?= ghcr.io/pdpp/pdpp-mcp
+DOCKER   ?= docker
+IMAGE_ARGS = --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD) \
+  --build-arg CREATED=$$(date -u +%Y-%m-%dT%H:%M:%SZ) -f deploy/Dockerfile -t $(IMAGE):$(VERSION)
+image:
+	$(DOCKER) build $(IMAGE_ARGS) .
+image-push:
+	$(DOCKER) buildx build --platform linux/amd64,linux/arm64 $(IMAGE_ARGS) --push .
+
+## release: the tagged release (run on a clean checkout of tag $(VERSION),
+## with GITHUB_TOKEN set): goreleaser publishes the archives and checksums
+## with docs/releases/$(VERSION).md as the notes, then image-push publishes
+## the image. README "Publishing" has the whole flow.
+release:
+	@test -f docs/releases/$(VERSION).md || { echo "no release notes docs/releases/$(VERSION).md"; exit 1; }
+	$(GORELEASER) release --clean --release-notes docs/releases/$(VERSION).md
+	$(MAKE) image-push VERSION=$(VERSION)
 
 ## release-build: the release matrix with the release flags, without
 ## goreleaser, into dist/ (sizes printed).

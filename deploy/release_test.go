@@ -2,12 +2,16 @@ package deploy_test
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/pdpp/pdpp-mcp/deploy"
 )
 
 // goreleaserConfig is the part of .goreleaser.yaml the release promise
@@ -77,5 +81,48 @@ func TestReleaseConfig(t *testing.T) {
 	}
 	if cfg.Checksum.Disable || cfg.Checksum.NameTemplate == "" || cfg.Checksum.Algorithm != "sha256" {
 		t.Errorf("checksum %+v: want a sha256 checksum file", cfg.Checksum)
+	}
+}
+
+// TestOneImageReference: the image the Deployment runs is the one `make
+// image-push` publishes ($(IMAGE):<tag>), the README names the same
+// reference, and that tag has release notes (docs/releases/<tag>.md), so
+// the reference a reader copies is the one a release produces.
+func TestOneImageReference(t *testing.T) {
+	t.Parallel()
+	objs, err := deploy.LoadDir("kubernetes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var image string
+	for _, o := range objs {
+		if d, ok := o.Obj.(*appsv1.Deployment); ok {
+			image = d.Spec.Template.Spec.Containers[0].Image
+		}
+	}
+	repo, tag, ok := strings.Cut(image, ":")
+	if !ok || !strings.HasPrefix(tag, "v") {
+		t.Fatalf("Deployment image %q is not <repository>:v<version>", image)
+	}
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^IMAGE\s*\?=\s*(\S+)$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("Makefile sets no IMAGE ?= …")
+	}
+	if diff := cmp.Diff(string(m[1]), repo); diff != "" {
+		t.Errorf("Deployment image repository vs Makefile IMAGE (-Makefile +Deployment):\n%s", diff)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "`"+image+"`") {
+		t.Errorf("README.md does not name the Deployment's image `%s`", image)
+	}
+	if _, err := os.Stat("../docs/releases/" + tag + ".md"); err != nil {
+		t.Errorf("no release notes for the Deployment's tag %s: %v", tag, err)
 	}
 }

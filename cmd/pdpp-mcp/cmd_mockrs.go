@@ -34,6 +34,7 @@ type mockrsFlags struct {
 	authDeny     bool
 	gaps         lexicalGapFlag
 	requestLog   string
+	publicURL    string
 }
 
 // defineMockRSFlags registers every mockrs flag on fs.
@@ -48,6 +49,7 @@ func defineMockRSFlags(fs *flag.FlagSet) *mockrsFlags {
 	fs.DurationVar(&m.tokenTTL, "token-ttl", 0,
 		"client access token lifetime (the real RS: 10m); 0 = never expire. Mint a fresh one with POST /_mockrs/grants/{grant_id}/token and the owner bearer")
 	m.faults = addFaultFlags(fs)
+	fs.StringVar(&m.publicURL, "public-url", "", "origin clients reach the mock by (https://host behind a tunnel): its metadata, challenges and authorization server name it instead of the request's Host")
 	fs.StringVar(&m.authGrant, "auth-grant", "", "mount a minimal OAuth authorization server (RFC 8414 metadata, 7591 registration, code+PKCE, refresh rotation, 7009 revocation, 7662 introspection) that approves this grant id without a person")
 	fs.BoolVar(&m.authDeny, "auth-deny", false, "with --auth-grant: deny every authorization request instead")
 	fs.Var(&m.gaps, "lexical-gap", "CONNECTION_ID:STREAM left out of the lexical index, as the real RS once did (repeatable); semantic search still finds it")
@@ -73,8 +75,14 @@ func (m *mockrsFlags) options() (rstest.Options, error) {
 	if err != nil {
 		return rstest.Options{}, err
 	}
+	public := ""
+	if m.publicURL != "" {
+		if public, err = originOnly(m.publicURL); err != nil {
+			return rstest.Options{}, fmt.Errorf("--public-url: %v", err)
+		}
+	}
 	return rstest.Options{Semantic: m.semantic, Capabilities: posture, TokenTTL: m.tokenTTL,
-		Faults: faults, LexicalGaps: m.gaps, AuthGrantID: m.authGrant, AuthDeny: m.authDeny}, nil
+		Faults: faults, LexicalGaps: m.gaps, AuthGrantID: m.authGrant, AuthDeny: m.authDeny, PublicURL: public}, nil
 }
 
 // runMockRS serves the mock RS over the demo dataset until interrupted.

@@ -119,7 +119,7 @@ func TestMockRSTokenTTL(t *testing.T) {
 func TestMockRSRejectsBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--capabilities", "rich"}, {"extra"}, {"--token-ttl", "-1s"}, {"--token-ttl", "soon"},
-		{"--fault-status", "404"}, {"--lexical-gap", "nocolon"}, {"--auth-deny"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}} {
+		{"--fault-status", "404"}, {"--lexical-gap", "nocolon"}, {"--auth-deny"}, {"--fault-every", "0"}, {"--fault-latency", "-1s"}, {"--public-url", "rs.example"}, {"--public-url", "https://rs.example/path"}} {
 		if code := runMockRS(context.Background(), args, nil, io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
@@ -192,5 +192,26 @@ func TestMockRSAuthServerFlag(t *testing.T) {
 	}
 	if code := runMockRS(context.Background(), []string{"--addr", "127.0.0.1:0", "--auth-grant", "grt_nope"}, nil, io.Discard, io.Discard); code != exitFailure {
 		t.Errorf("unknown grant: exit %d", code)
+	}
+}
+
+// TestMockRSPublicURL: behind a tunnel, the mock names its public origin
+// (not the request's Host) as the authorization server's issuer and
+// endpoints, so a remote connector can sign in through it.
+func TestMockRSPublicURL(t *testing.T) {
+	t.Parallel()
+	const public = "https://rs-tunnel.example"
+	sum := mockRS(t, "--auth-grant", demodata.GmailGrantID, "--public-url", public+"/")
+	res, err := http.Get(sum.RSURL + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var meta map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&meta); err != nil || res.StatusCode != 200 {
+		t.Fatalf("AS metadata: %d %v", res.StatusCode, err)
+	}
+	if meta["issuer"] != public || meta["token_endpoint"] != public+"/oauth/token" {
+		t.Errorf("AS metadata names %v and %v, want the public origin %s", meta["issuer"], meta["token_endpoint"], public)
 	}
 }
