@@ -254,3 +254,16 @@ func loadValues(root string) ([]string, string, error) {
 	}
 	return vals, path, nil
 }
+
+// TestREADMEStatesTheCacheShape: the shape the README documents is the one
+// the error messages state and TestLoad loads.
+func TestREADMEStatesTheCacheShape(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```json\n"+credcache.CacheShape+"\n```") {
+		t.Errorf("README.md does not show the cache shape as a json block:\n%s", credcache.CacheShape)
+	}
+}
