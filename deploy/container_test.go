@@ -29,7 +29,7 @@ import (
 // Deployment would: built with the Dockerfile's flags, started with the
 // ENTRYPOINT's arguments and only the environment the container gets (the
 // image's ENV overlaid by the Deployment's env list, ConfigMap references
-// resolved, the Secret mounted as a file, GOMEMLIMIT from the memory
+// resolved, the Secret mounted as a file, PDPP_MCP_MEMORY_LIMIT from the memory
 // limit). Only what cannot work here is rewritten: listen addresses move
 // to free loopback ports and the provider URL to a local mock RS. It then
 // checks that each setting took effect.
@@ -123,8 +123,8 @@ func TestContainerEnvironmentTakesEffect(t *testing.T) {
 		{"readiness reaches the RS", "http://" + addr + "/readyz", 200, `"ready"`},
 		{"no metrics on the public port", "http://" + addr + "/metrics", 404, ""},
 		{"metrics on PDPP_MCP_METRICS_ADDR", "http://" + metricsAddr + "/metrics", 200, "pdpp_mcp_"},
-		{"GOMEMLIMIT is the container's memory limit", "http://" + metricsAddr + "/metrics", 200,
-			"go_gc_gomemlimit_bytes " + memoryLimitFloat(t, c)},
+		{"the Go soft memory limit is 90 % of the container's", "http://" + metricsAddr + "/metrics", 200,
+			"go_gc_gomemlimit_bytes " + memoryLimitFloat(t, c, 0.9)},
 	}
 	for _, ch := range checks {
 		status, body := get(t, ch.url)
@@ -225,10 +225,10 @@ func buildLikeTheDockerfile(t *testing.T) string {
 	return bin
 }
 
-func memoryLimitFloat(t *testing.T, c corev1.Container) string {
+func memoryLimitFloat(t *testing.T, c corev1.Container, share float64) string {
 	t.Helper()
 	q := c.Resources.Limits[corev1.ResourceMemory]
-	return strconv.FormatFloat(float64(q.Value()), 'g', -1, 64)
+	return strconv.FormatFloat(float64(int64(float64(q.Value())*share)), 'g', -1, 64)
 }
 
 func get(t *testing.T, url string) (int, string) {

@@ -224,10 +224,15 @@ func TestPolicyCatchesEachMistake(t *testing.T) {
 			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "metrics", Port: 9090, TargetPort: intstr.FromString("metrics")})
 			return o
 		}, "Service pdpp-mcp exposes the metrics port metrics"},
-		{"GOMEMLIMIT as a constant", func(_ *deploy.Dockerfile, d *appsv1.Deployment, o []deploy.Object) []deploy.Object {
-			setEnv(d, "GOMEMLIMIT", "200MiB")
+		{"memory limit as a constant", func(_ *deploy.Dockerfile, d *appsv1.Deployment, o []deploy.Object) []deploy.Object {
+			setEnv(d, "PDPP_MCP_MEMORY_LIMIT", "268435456")
 			return o
-		}, "GOMEMLIMIT must come from resourceFieldRef limits.memory"},
+		}, "PDPP_MCP_MEMORY_LIMIT must come from resourceFieldRef limits.memory"},
+		{"GOMEMLIMIT at 100 %", func(_ *deploy.Dockerfile, d *appsv1.Deployment, o []deploy.Object) []deploy.Object {
+			c := &d.Spec.Template.Spec.Containers[0]
+			c.Env = append(c.Env, corev1.EnvVar{Name: "GOMEMLIMIT", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.memory"}}})
+			return o
+		}, "GOMEMLIMIT is set: it overrides the 90 % share of the memory limit (set PDPP_MCP_MEMORY_LIMIT only)"},
 		{"no topology spread", func(_ *deploy.Dockerfile, d *appsv1.Deployment, o []deploy.Object) []deploy.Object {
 			d.Spec.Template.Spec.TopologySpreadConstraints = nil
 			return o

@@ -448,15 +448,20 @@ func (r *deploymentReview) probePorts(c *corev1.Container, addrPort string) {
 	}
 }
 
-// memory: the container has a memory limit and GOMEMLIMIT follows it.
+// memory: the container has a memory limit, PDPP_MCP_MEMORY_LIMIT follows
+// it (the binary sets the Go soft limit to 90 % of it), and GOMEMLIMIT,
+// which would override that share, is not set.
 func (r *deploymentReview) memory(c *corev1.Container) {
 	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
 		r.report("no memory limit")
 	}
-	if i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "GOMEMLIMIT" }); i < 0 ||
+	if i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "PDPP_MCP_MEMORY_LIMIT" }); i < 0 ||
 		c.Env[i].ValueFrom == nil || c.Env[i].ValueFrom.ResourceFieldRef == nil ||
 		c.Env[i].ValueFrom.ResourceFieldRef.Resource != "limits.memory" {
-		r.report("GOMEMLIMIT must come from resourceFieldRef limits.memory")
+		r.report("PDPP_MCP_MEMORY_LIMIT must come from resourceFieldRef limits.memory")
+	}
+	if slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "GOMEMLIMIT" }) {
+		r.report("GOMEMLIMIT is set: it overrides the 90 %% share of the memory limit (set PDPP_MCP_MEMORY_LIMIT only)")
 	}
 }
 
