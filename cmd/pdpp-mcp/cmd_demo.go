@@ -344,7 +344,8 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string,
 	fmt.Fprintf(&b, "Fallback without sign-in, with the demo bearer:\n  Claude Code:\n  %s\n  Codex:\n  %s\n  %s\n  (%s)\n\n",
 		hosted.ClaudeCodeCommand(r.MCPURL, r.Bearer), hosted.BearerExportLine(r.Bearer), hosted.CodexCommand(r.MCPURL), hosted.CodexBearerNote)
 	fmt.Fprintf(&b, "ChatGPT / Claude.ai (remote connectors): add a custom connector with the MCP URL\n  %s\n"+
-		"  (these apps connect from the internet: publish the adapter at a public HTTPS URL first)\n\n", r.MCPURL)
+		"  (these apps connect from the internet, and this demo listens on loopback only: the README's\n"+
+		"  \"Remote connectors\" runs mockrs and serve behind two HTTPS tunnels instead)\n\n", r.MCPURL)
 	printStdioSetup(&b, exe, r.RSURL, r.CacheRoot, lasting)
 	if r.tokenTTL > 0 {
 		fmt.Fprintf(&b, "Client tokens expire %s after they are issued (--token-ttl): hosts that signed in refresh by themselves;\n"+
