@@ -68,11 +68,11 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 	fmt.Fprintln(stdout, string(line))
 	logger.Info("serving", attrs...)
 	// SIGTERM (or Ctrl-C) cancels ctx: say so, and how long the drain may
-	// take, so an operator reading the logs sees why requests stop.
-	stopLog := context.AfterFunc(ctx, func() {
+	// take, so an operator reading the logs sees why requests stop. Logged
+	// on this goroutine, before the drain: nothing writes after return.
+	srv.onShutdown = func() {
 		logger.Info("shutting down: no new connections, draining in-flight requests", "drain", f.shutdownTimeout.String())
-	})
-	defer stopLog()
+	}
 	err = srv.waitAndShutdownWithin(ctx, f.shutdownTimeout)
 	if metricsSrv != nil {
 		// The metrics listener outlives the drain so the last scrape sees it.

@@ -14,6 +14,9 @@ type startedServer struct {
 	URL  string // http://host:port of the bound listener
 	srv  *http.Server
 	done chan error
+	// onShutdown, when set, runs once ctx has ended, before the drain
+	// starts (serve logs it).
+	onShutdown func()
 }
 
 // startHTTP binds addr ("127.0.0.1:0" picks a free port) and serves h in the
@@ -54,6 +57,9 @@ func (s *startedServer) waitAndShutdownWithin(ctx context.Context, drain time.Du
 	case err := <-s.done:
 		return err
 	case <-ctx.Done():
+	}
+	if s.onShutdown != nil {
+		s.onShutdown()
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
