@@ -214,21 +214,17 @@ func TestStructuredClientReadsPassage(t *testing.T) {
 	res := callSDK(t, sess, "search", map[string]any{"q": term})
 	raw, _ := json.Marshal(res.StructuredContent)
 	var sc struct {
-		Results []struct {
-			ID      string `json:"id"`
-			Field   string `json:"field"`
-			Snippet string `json:"snippet"`
-		} `json:"results"`
+		Hits [][5]string `json:"hits"` // id, title, source, field, snippet
 	}
 	if err := json.Unmarshal(raw, &sc); err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Results) == 0 || sc.Results[0].Field == "" || !strings.Contains(sc.Results[0].Snippet, "<mark>") {
+	if len(sc.Hits) == 0 || sc.Hits[0][3] == "" || !strings.Contains(sc.Hits[0][4], "<mark>") {
 		t.Fatalf("structured search lacks a hit with a matched field: %s", raw)
 	}
-	hit := sc.Results[0]
-	marked := hit.Snippet[strings.Index(hit.Snippet, "<mark>")+len("<mark>"):]
-	args := map[string]any{"id": hit.ID, "field_path": hit.Field, "q": marked[:strings.Index(marked, "</mark>")],
+	hit := sc.Hits[0]
+	marked := hit[4][strings.Index(hit[4], "<mark>")+len("<mark>"):]
+	args := map[string]any{"id": hit[0], "field_path": hit[3], "q": marked[:strings.Index(marked, "</mark>")],
 		"before_chars": 40, "after_chars": 40}
 	var ws []window
 	var total int

@@ -46,7 +46,7 @@ func (p *recordPage) structured(warns []warning) recordsPageResult {
 		}
 	}
 	if p.firstCut != nil {
-		r.Cut = cutHint(p.firstCut.id, p.firstCut.field)
+		r.Cut = p.cutHint(p.firstCut.id, p.firstCut.field)
 	}
 	return r
 }

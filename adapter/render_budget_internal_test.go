@@ -109,7 +109,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		p := newRecordPage("messages", "", fields, list)
+		p := newRecordPage("messages", "", fields, list, memberRanker{})
 		text := p.text()
 		if p.withheld != 0 {
 			t.Fatalf("iter %d: %d records withheld with ids ≤ 120 B", iter, p.withheld)
@@ -189,7 +189,7 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
 			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
 	}
-	text := newRecordPage("s", "", nil, list).text()
+	text := newRecordPage("s", "", nil, list, memberRanker{}).text()
 	for i := range 5 {
 		if !strings.Contains(text, fmt.Sprintf(`%d. cin_1/s:%d {"subject":"hello %d","n":%d}`, i+1, i, i, i)) {
 			t.Errorf("record %d not shown whole:\n%s", i, text)
@@ -209,7 +209,7 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
 			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
 	}
-	p := newRecordPage("s", "", nil, list)
+	p := newRecordPage("s", "", nil, list, memberRanker{})
 	text := p.text()
 	if p.withheld == 0 || len(p.records)+p.withheld != 10 {
 		t.Fatalf("withheld %d, kept %d", p.withheld, len(p.records))
@@ -299,13 +299,13 @@ func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string
 	if err := json.Unmarshal(sc, &got); err != nil {
 		t.Fatalf("iter %d: structuredContent is not JSON: %v", iter, err)
 	}
-	if len(got.Results) != len(p.hits) || got.NextCursor != p.nextCursor {
-		t.Fatalf("iter %d: %d of %d hits, cursor %q", iter, len(got.Results), len(p.hits), got.NextCursor)
+	if len(got.Hits) != len(p.hits) || got.NextCursor != p.nextCursor {
+		t.Fatalf("iter %d: %d of %d hits, cursor %q", iter, len(got.Hits), len(p.hits), got.NextCursor)
 	}
-	for i, h := range got.Results {
-		line := fmt.Sprintf("\n%d. %s %s", i+1, h.ID, strconv.Quote(h.Title))
-		if !strings.Contains(text, line) || !strings.Contains(text, h.Snippet) {
-			t.Fatalf("iter %d: hit %d differs between the channels: %+v", iter, i+1, h)
+	for i, h := range got.Hits {
+		line := fmt.Sprintf("\n%d. %s %s", i+1, h[0], strconv.Quote(h[1]))
+		if !strings.Contains(text, line) || !strings.Contains(text, h[4]) {
+			t.Fatalf("iter %d: hit %d differs between the channels: %q", iter, i+1, h)
 		}
 	}
 }

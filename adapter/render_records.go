@@ -45,12 +45,16 @@ type recordPage struct {
 	firstCut *cutRef         // a cut value, for the footer's example call
 	withheld int             // records dropped because not even their ids fit
 	absent   []string        // requested fields no record of the page carries
+	focus    []string        // the fields a cut hint suggests asking for
 
 	ladderDone    bool
 	ladderEntries []contentladder.LadderEntry
 }
 
-func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList) *recordPage {
+// newRecordPage builds the page: each payload projected, parsed once and
+// its members ordered by rank (what a record is about first), then laid
+// out within the budget.
+func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, rank memberRanker) *recordPage {
 	p := &recordPage{stream: stream, connectionID: connectionID, list: list}
 	for _, r := range list.Data {
 		conn := r.ConnectionID
@@ -74,10 +78,12 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 	var arena previewArena
 	for i, r := range p.records {
 		if pv, ok := arena.parseValid(r.Payload); ok { // rsclient's data, or project's
+			rank.order(pv)
 			p.parsed[i] = pv
 		}
 	}
 	p.absent = absentFields(fields, p.records)
+	p.focus = focusFields(p.parsed, rank)
 	p.layout()
 	return p
 }
@@ -155,8 +161,8 @@ func (p *recordPage) layout() {
 	// the larger of the two framings: the text's header, legend and footer,
 	// or the JSON's members, warnings and cut hint (R-3: the same budget
 	// binds both).
-	fixed := max(len(p.header())+len(recordLegend)+len(cutFooter(longestID, longestKey)),
-		p.structuredFraming(len(cutHint(longestID, longestKey))))
+	fixed := max(len(p.header())+len(recordLegend)+len(p.cutFooter(longestID, longestKey)),
+		p.structuredFraming(len(p.cutHint(longestID, longestKey)))+linkLineRoom)
 	sizes, ok := shareBudget(natural, floor, recordTextBudget(n)-fixed)
 	if !ok {
 		p.withhold(floor, fixed)
@@ -197,13 +203,40 @@ func (p *recordPage) withhold(floor []int, fixed int) {
 type cutRef struct{ id, field string }
 
 // cutFooter is the text's line that tells how to read a cut value whole.
-func cutFooter(id, fieldName string) string { return "\n" + cutHint(id, fieldName) }
+func (p *recordPage) cutFooter(id, fieldName string) string { return "\n" + p.cutHint(id, fieldName) }
 
 // cutHint tells how to read a cut value whole, with exact calls; the text
-// and structuredContent carry the same words.
-func cutHint(id, fieldName string) string {
+// and structuredContent carry the same words. It names the fields to ask
+// for a narrower page: what the records are about (focus), when known.
+func (p *recordPage) cutHint(id, fieldName string) string {
+	fields := "[…]"
+	if len(p.focus) > 0 {
+		b, _ := json.Marshal(p.focus)
+		fields = string(b)
+	}
 	return fmt.Sprintf("values ending in … are cut; read one whole with read_record_field {\"id\":%s,\"field_path\":%s} "+
-		"(any listed id and field), fetch that id, or ask fewer fields (fields:[…]) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)))
+		"(any listed id and field), fetch that id, or ask fewer fields (fields:%s) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)), fields)
+}
+
+// maxFocusFields bounds the fields a cut hint suggests asking for.
+const maxFocusFields = 6
+
+// focusFields are the leading members of the first record with a title,
+// time, actor or summary rank: the fields:[…] a too-wide page suggests.
+func focusFields(parsed []*preview, rank memberRanker) []string {
+	for _, pv := range parsed {
+		if pv == nil || pv.kind != 'o' {
+			continue
+		}
+		var out []string
+		for _, k := range pv.keys {
+			if rank.rank(k) <= rankSummary && len(out) < maxFocusFields {
+				out = append(out, truncateBytes(k, 64))
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // header carries every paging handle and the count.
@@ -298,7 +331,7 @@ func (p *recordPage) text() string {
 		b.WriteString(l)
 	}
 	if p.firstCut != nil {
-		b.WriteString(cutFooter(p.firstCut.id, p.firstCut.field))
+		b.WriteString(p.cutFooter(p.firstCut.id, p.firstCut.field))
 	}
 	return b.String()
 }
@@ -362,9 +395,6 @@ func truncateBytes(s string, n int) string {
 	return s[:n] + contentladder.Ellipsis
 }
 
-// maxRecordLinks bounds resource_link blocks on a record page.
-const maxRecordLinks = 3
-
 // ladder lists the page's cut and binary fields (tier 1), computed once
 // and shared by structuredContent and the resource links.
 func (p *recordPage) ladder() []contentladder.LadderEntry {
@@ -395,18 +425,25 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 	return p.ladderEntries
 }
 
-// resourceLinks offer resource-aware clients the continuation windows of
-// the first cut fields (tier 3); the text and ladder carry the same reads.
+// resourceLinks offer resource-aware clients the continuation window of
+// the first long text the page cuts (tier 3): one entry is enough, since
+// each window's resource read names the next. Claude Code shows every link
+// to the model as a line, so a page links once, tersely, and only text
+// worth a window: short values cut to fit (ids, addresses) are read whole
+// with read_record_field, as the cut hint says.
 func (p *recordPage) resourceLinks() []mcp.Content {
-	var out []mcp.Content
 	for _, l := range p.ladder() {
-		if len(out) == maxRecordLinks {
-			break
-		}
-		if l.Continuation != nil && l.Continuation.ResourceURI != "" {
-			out = append(out, mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+l.FieldPath+" of "+l.ID,
-				fmt.Sprintf("%d chars; window after the preview", l.SizeChars), "text/plain"))
+		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 64), "", "text/plain")}
 		}
 	}
-	return out
+	return nil
 }
+
+// minLinkedChars is the shortest cut text a record page links to.
+const minLinkedChars = 500
+
+// linkLineRoom is what one resource link costs where a host shows it as a
+// line ("[Resource link: <name>] <uri>"): the fit reserves it so the page
+// stays within its budget there too.
+const linkLineRoom = 240

@@ -16,7 +16,6 @@ import (
 // Search rendering bounds.
 const (
 	searchResultSnippet = 320 // runes of snippet in structuredContent.results
-	searchResourceLinks = 3
 	searchTitleRunes    = 90
 )
 
@@ -139,7 +138,7 @@ type hitShown struct {
 // than on its text line: member names and braces in place of the line's
 // number and separators. The fit reserves it so both channels stay inside
 // the page budget.
-const hitJSONExtra = 48
+const hitJSONExtra = 24
 
 // layout fits the page once; text and structured render from it.
 func (p *searchPage) layout() *searchLayout {
@@ -165,7 +164,7 @@ func (p *searchPage) layout() *searchLayout {
 		natural[i] = len(lines[i].render(searchResultSnippet)) + hitJSONExtra + len(h.label())
 		floor[i] = len(lines[i].render(0)) + hitJSONExtra + len(h.label())
 	}
-	room := searchTextBudget(len(p.hits)) - max(len(p.header())+len(searchFooter), p.structuredFraming())
+	room := searchTextBudget(len(p.hits)) - max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
 	for _, w := range l.warnings {
 		room -= len(w) + 8
 	}
@@ -316,24 +315,22 @@ func (h searchHit) label() string {
 	return l
 }
 
-// resourceLinks point resource-aware clients at the text around each top
-// hit's match (a bounded field window with next/previous URIs), or at the
-// record when the hit has no matched field.
+// resourceLinks point resource-aware clients at the text around the top
+// hit's match (a bounded field window whose resource read names the next
+// and previous windows), or at the record when it has no matched field.
+// One link, tersely named: Claude Code shows each link to the model as a
+// line beside the page.
 func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
-	var out []mcp.Content
-	for i, h := range p.hits {
-		if i == searchResourceLinks || h.ConnectionID == "" {
-			break
-		}
-		if h.SnippetField == "" {
-			out = append(out, mcp.NewResourceLink(contentladder.RecordURI(h.Ref), h.Title, "record "+h.Ref.ID(), "application/json"))
-			continue
-		}
-		q := firstTerm(h.Snippet, a.Q)
-		uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
-		out = append(out, mcp.NewResourceLink(uri, h.Title, fmt.Sprintf("text around %q in %s of %s", q, h.SnippetField, h.Ref.ID()), "text/plain"))
+	if len(p.hits) == 0 || p.hits[0].ConnectionID == "" {
+		return nil
 	}
-	return out
+	h := p.hits[0]
+	if h.SnippetField == "" {
+		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "first hit", "", "application/json")}
+	}
+	q := firstTerm(h.Snippet, a.Q)
+	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
+	return []mcp.Content{mcp.NewResourceLink(uri, "first hit's "+truncateBytes(h.SnippetField, 64)+" around the match", "", "text/plain")}
 }
 
 // oneLine folds whitespace runs (newlines included) to single spaces so a

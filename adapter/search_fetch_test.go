@@ -24,20 +24,13 @@ var firstFetchIDRe = regexp.MustCompile(`first_fetch_id=(\S+)`)
 // searchResults is search's structuredContent as a model reads it, with
 // each hit's identity parsed from its self-contained id.
 type searchResults struct {
-	Results []struct {
-		ID           string `json:"id"`
-		Title        string `json:"title"`
-		Source       string `json:"source"`
-		Field        string `json:"field"`
-		Snippet      string `json:"snippet"`
-		ConnectionID string `json:"-"`
-		Stream       string `json:"-"`
-		RecordID     string `json:"-"`
-	} `json:"results"`
-	HasMore    bool     `json:"has_more"`
-	NextCursor string   `json:"next_cursor"`
-	SourceMix  string   `json:"source_mix"`
-	Warnings   []string `json:"warnings"`
+	Results    []hitRow    `json:"-"`
+	Columns    []string    `json:"columns"`
+	Hits       [][5]string `json:"hits"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor"`
+	SourceMix  string      `json:"source_mix"`
+	Warnings   []string    `json:"warnings"`
 }
 
 func decodeSearch(t *testing.T, r toolResult) searchResults {
@@ -49,14 +42,25 @@ func decodeSearch(t *testing.T, r toolResult) searchResults {
 	if err := json.Unmarshal(r.StructuredContent, &sr); err != nil {
 		t.Fatal(err)
 	}
-	for i, h := range sr.Results {
-		ref, _, err := contentladder.ParseID(h.ID)
+	if len(sr.Hits) > 0 && strings.Join(sr.Columns, ",") != "id,title,source,field,snippet" {
+		t.Fatalf("hit columns %v", sr.Columns)
+	}
+	for _, row := range sr.Hits {
+		ref, _, err := contentladder.ParseID(row[0])
 		if err != nil {
-			t.Fatalf("hit id %q: %v", h.ID, err)
+			t.Fatalf("hit id %q: %v", row[0], err)
 		}
-		sr.Results[i].ConnectionID, sr.Results[i].Stream, sr.Results[i].RecordID = ref.ConnectionID, ref.Stream, ref.RecordID
+		sr.Results = append(sr.Results, hitRow{ID: row[0], Title: row[1], Source: row[2], Field: row[3], Snippet: row[4],
+			ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID})
 	}
 	return sr
+}
+
+// hitRow is one hit row of search's structuredContent, with its identity
+// parsed from the self-contained id.
+type hitRow struct {
+	ID, Title, Source, Field, Snippet string
+	ConnectionID, Stream, RecordID    string
 }
 
 // searchAll pages a search to the end, reading next_cursor from text.

@@ -6,43 +6,43 @@ package adapter
 // handles, warnings, source mix and hits (titles and snippets cut exactly
 // as on the text's lines) and the same hint, and no REST envelope.
 type searchResult struct {
-	HitsShown    int               `json:"hits_shown"`
-	HasMore      bool              `json:"has_more"`
-	NextCursor   string            `json:"next_cursor,omitempty"` // continues with any limit
-	FirstFetchID string            `json:"first_fetch_id,omitempty"`
-	SourceMix    string            `json:"source_mix,omitempty"` // pages over more than one connection
-	Warnings     []string          `json:"warnings,omitempty"`
-	Results      []searchHitResult `json:"results"`
-	How          string            `json:"how,omitempty"`
+	HitsShown    int         `json:"hits_shown"`
+	HasMore      bool        `json:"has_more"`
+	NextCursor   string      `json:"next_cursor,omitempty"` // continues with any limit
+	FirstFetchID string      `json:"first_fetch_id,omitempty"`
+	SourceMix    string      `json:"source_mix,omitempty"` // pages over more than one connection
+	Warnings     []string    `json:"warnings,omitempty"`
+	Columns      []string    `json:"columns,omitempty"`
+	Hits         [][5]string `json:"hits"`
+	How          string      `json:"how,omitempty"`
 }
 
 func (searchResult) toolOutput() {}
 
-// searchHitResult is one hit as its text line shows it: fetch id, title,
-// source label, matched field and snippet.
-type searchHitResult struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Source  string `json:"source,omitempty"`
-	Field   string `json:"field,omitempty"`
-	Snippet string `json:"snippet,omitempty"`
+// hitColumns name a hit row's cells: the text line's parts in its order.
+// Rows of cells, not objects, keep the page near the text's size: member
+// names on every hit cost a model more than the hits' own titles.
+var hitColumns = []string{"id", "title", "source", "field", "snippet"}
+
+// hitRow is one hit as its text line shows it.
+func hitRow(h searchHit, shown hitShown) [5]string {
+	return [5]string{h.Ref.ID(), shown.title, h.label(), h.SnippetField, shown.snippet}
 }
 
 // searchHow is the structured page's hint: what to do with a hit.
-const searchHow = "fetch(id) returns a hit as a document; read_record_field(id, field_path=field, q) reads the text around a match; " +
-	"snippets and titles ending in … are cut; pass next_cursor as cursor for more."
+const searchHow = "each hit is a row of columns; fetch(id) returns a hit as a document; read_record_field(id, field_path=field, q) " +
+	"reads the text around a match; snippets and titles ending in … are cut; pass next_cursor as cursor for more."
 
 func (p *searchPage) structured() searchResult {
 	l := p.layout()
 	r := p.structuredHead()
 	r.Warnings = l.warnings
-	r.Results = make([]searchHitResult, len(p.hits))
+	r.Hits = make([][5]string, len(p.hits))
 	for i, h := range p.hits {
-		r.Results[i] = searchHitResult{ID: h.Ref.ID(), Title: l.shown[i].title, Source: h.label(), Field: h.SnippetField,
-			Snippet: l.shown[i].snippet}
+		r.Hits[i] = hitRow(h, l.shown[i])
 	}
 	if len(p.hits) > 0 {
-		r.How = searchHow
+		r.Columns, r.How = hitColumns, searchHow
 	}
 	return r
 }
@@ -63,6 +63,6 @@ func (p *searchPage) structuredHead() searchResult {
 // warnings and hits.
 func (p *searchPage) structuredFraming() int {
 	head := p.structuredHead()
-	head.Results, head.How = []searchHitResult{}, searchHow
+	head.Columns, head.Hits, head.How = hitColumns, [][5]string{}, searchHow
 	return len(marshalNoEscape(head))
 }

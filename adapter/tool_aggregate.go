@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -106,29 +107,81 @@ const (
 )
 
 // aggregateView is aggregate's answer as both channels show it: the text
-// writes it as lines, and it is structuredContent as it is (R-3). No REST
+// writes it as lines, and appendJSON as structuredContent (R-3). Its first
+// member is the answer itself, keyed by what was asked —
+// {"count(messages)":42,…} or {"count(messages) by is_seen":{"true":40,…},…}
+// — so the JSON costs a model no more than the text's lines. No REST
 // member of the RS answer is passed on beyond what the text shows.
 type aggregateView struct {
-	Aggregate    string          `json:"aggregate"` // metric(stream[.field])
-	ConnectionID string          `json:"connection_id,omitempty"`
-	By           string          `json:"by,omitempty"` // group_by field, or granularity(field) time_zone=…
-	Value        json.RawMessage `json:"value,omitempty"`
-	OverRecords  int64           `json:"over_records"`
-	Buckets      []bucket        `json:"buckets,omitempty"`
-	MoreBuckets  int             `json:"more_buckets,omitempty"` // buckets past maxBucketsInText, not shown
-	OtherCount   *int64          `json:"other_count,omitempty"`
-	Note         string          `json:"note,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
+	Aggregate    string          // metric(stream[.field])
+	ConnectionID string          // the scope, when the call had one
+	By           string          // group_by field, or granularity(field) time_zone=…
+	Value        json.RawMessage // ungrouped answers
+	OverRecords  int64
+	Buckets      []bucket
+	MoreBuckets  int // buckets past maxBucketsInText, not shown
+	OtherCount   *int64
+	Note         string
+	Warnings     []string
 	grouped      bool
 }
 
 func (aggregateView) toolOutput() {}
 
+// appendJSON writes the view as structuredContent: the answer first, then
+// the scope, the record count, the truncation facts and the warnings.
+func (v aggregateView) appendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	if v.grouped {
+		dst = contentladder.AppendJSONString(dst, v.Aggregate+" by "+v.By)
+		dst = append(dst, ':', '{')
+		for i, b := range v.Buckets {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = contentladder.AppendJSONString(dst, bucketName(b.Key))
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, b.Count, 10)
+		}
+		dst = append(dst, '}')
+	} else {
+		dst = contentladder.AppendJSONString(dst, v.Aggregate)
+		dst = append(append(dst, ':'), v.Value...)
+	}
+	dst = appendStringMember(dst, "connection_id", v.ConnectionID)
+	dst = append(dst, `,"over_records":`...)
+	dst = strconv.AppendInt(dst, v.OverRecords, 10)
+	if v.MoreBuckets > 0 {
+		dst = append(dst, `,"more_buckets_not_shown":`...)
+		dst = strconv.AppendInt(dst, int64(v.MoreBuckets), 10)
+	}
+	if v.OtherCount != nil {
+		dst = append(dst, `,"other_count":`...)
+		dst = strconv.AppendInt(dst, *v.OtherCount, 10)
+	}
+	dst = appendStringMember(dst, "note", v.Note)
+	if len(v.Warnings) > 0 {
+		dst = append(dst, `,"warnings":`...)
+		dst = append(dst, marshalNoEscape(v.Warnings)...)
+	}
+	return append(dst, '}')
+}
+
+// bucketName is a bucket key as an object member name: a string key as
+// it is, any other key as its JSON text (true, 2026, null).
+func bucketName(k json.RawMessage) string {
+	var s string
+	if len(k) > 0 && k[0] == '"' && json.Unmarshal(k, &s) == nil {
+		return s
+	}
+	return string(k)
+}
+
 // bucket is one group: its key as the RS wrote it (a string cut at
 // maxBucketKeyText bytes when longer) and its count.
 type bucket struct {
-	Key   json.RawMessage `json:"key"`
-	Count int64           `json:"count"`
+	Key   json.RawMessage
+	Count int64
 }
 
 func newAggregateView(a aggregateArgs, agg *rsclient.Aggregation, warns []warning) aggregateView {

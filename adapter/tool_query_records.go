@@ -89,7 +89,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
 	}
 	s.nextRecordsCursor(list, a, prev, g)
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res

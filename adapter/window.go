@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -245,16 +244,12 @@ func (r *windowResult) page(warns []warning) windowPage {
 	return windowPage{windowHeader: r.headerFacts(), Text: r.W.Text, Warnings: warningLines(warns)}
 }
 
-// toolResult renders the window with the call's source warnings and
-// resource links to adjacent windows.
+// toolResult renders the window with the call's source warnings. It links
+// no resources: the next and previous calls are in both channels, and a
+// resource-aware client pages by the URIs its resource read names (links
+// would be two more lines a host such as Claude Code hands the model).
 func (r *windowResult) toolResult(warns []warning) *mcp.CallToolResult {
-	res := textResult(withWarnings(r.text(), warns), r.page(warns))
-	for _, l := range []struct{ uri, name string }{{r.NextURI, "next window"}, {r.PrevURI, "previous window"}} {
-		if l.uri != "" {
-			res.Content = append(res.Content, mcp.NewResourceLink(l.uri, fmt.Sprintf("%s of %s %s", l.name, r.Ref.ID(), r.FieldPath), "", "text/plain"))
-		}
-	}
-	return res
+	return textResult(withWarnings(r.text(), warns), r.page(warns))
 }
 
 // nullable is s, or JSON null when s is empty.
