@@ -36,6 +36,9 @@ type pageReader interface {
 	// fieldFlags are schema(stream)'s fields with their compact flags
 	// ("t=integer,…,a=min|max"), by field name.
 	fieldFlags(page string) map[string]string
+	// fieldType tells whether schema(detail:"full") shows field name with
+	// JSON Schema type typ ("string", or "string/date-time" with a format).
+	fieldType(page, name, typ string) bool
 	document(page string) pageDocument
 	window(page string) (windowHeader, string)
 }
@@ -77,7 +80,10 @@ func (textReader) buckets(p string) map[string]int {
 func (textReader) hits(p string) []pageHit {
 	var out []pageHit
 	for _, m := range ctHitLine.FindAllStringSubmatch(p, -1) {
-		title, _ := strconv.Unquote(`"` + m[2] + `"`)
+		title, err := strconv.Unquote(`"` + m[2] + `"`)
+		if err != nil {
+			title = m[2]
+		}
 		out = append(out, pageHit{id: m[1], title: title, field: m[4]})
 	}
 	return out
@@ -99,6 +105,10 @@ func (textReader) fieldFlags(p string) map[string]string {
 		out[m[1]] = m[2]
 	}
 	return out
+}
+
+func (textReader) fieldType(p, name, typ string) bool {
+	return strings.Contains(p, name+" "+typ)
 }
 
 func (textReader) document(p string) pageDocument {
@@ -267,6 +277,42 @@ func (hostReader) fieldFlags(p string) map[string]string {
 		}
 	}
 	return out
+}
+
+// fieldType finds a member named name anywhere in the JSON whose value
+// names the type (and the format, if any).
+func (hostReader) fieldType(p, name, typ string) bool {
+	var v any
+	_ = json.Unmarshal(hostRaw(p), &v)
+	return findMember(v, name, func(m any) bool {
+		raw, _ := json.Marshal(m)
+		for _, part := range strings.Split(typ, "/") {
+			if !strings.Contains(string(raw), part) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// findMember tells whether some member named name in v has a value ok
+// accepts.
+func findMember(v any, name string, ok func(any) bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, m := range v {
+			if (k == name && ok(m)) || findMember(m, name, ok) {
+				return true
+			}
+		}
+	case []any:
+		for _, m := range v {
+			if findMember(m, name, ok) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (hostReader) document(p string) pageDocument {
