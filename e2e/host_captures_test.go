@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,6 +111,9 @@ func TestHostCaptures(t *testing.T) {
 		{"codex", "hosted", "pdpp", pick(setup.codex, func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") }), runCodexScripted},
 		{"codex", "stdio", "pdpp-stdio", pick(setup.codex, func(c string) bool { return !hostedCommand(c) }), runCodexScripted},
 	}
+	var mu sync.Mutex
+	var rows []captureRow
+	t.Cleanup(func() { t.Log("\n" + captureTable(rows)) })
 	for _, h := range hosts {
 		t.Run(h.host+"/"+h.transport, func(t *testing.T) {
 			t.Parallel()
@@ -117,15 +122,67 @@ func TestHostCaptures(t *testing.T) {
 			if len(caps) != len(steps) {
 				t.Fatalf("%d of %d tool results captured", len(caps), len(steps))
 			}
+			checkChain(t, caps)
 			for i, c := range caps {
-				c := c
 				t.Run(fmt.Sprintf("%02d_%s", i, c.tool), func(t *testing.T) {
 					want := refs[h.transport].call(c.tool, c.args)
-					checkCapture(t, c, want)
+					channel := checkCapture(t, c, want)
+					mu.Lock()
+					defer mu.Unlock()
+					rows = append(rows, captureRow{h.host + "/" + h.transport, fmt.Sprintf("%02d %s %s", i, c.tool, compactArgs(c.args)),
+						len(c.model), len(modelPart(c.model)), len(want.Text), channel, !t.Failed()})
 				})
 			}
 		})
 	}
+}
+
+// checkChain: the steps that continue an earlier one could, from what the
+// model was handed alone: page 2 went on from page 1's next_cursor to
+// other records, and fetch took search's first_fetch_id.
+func checkChain(t *testing.T, caps []hostCapture) {
+	t.Helper()
+	hr := hostReader{}
+	if caps[3].args["cursor"] == nil {
+		t.Errorf("the model could not page on: no next_cursor in what it was handed for page 1:\n%.600s", caps[2].model)
+	} else {
+		seen := map[string]bool{}
+		for _, r := range hr.records(modelPart(caps[2].model)) {
+			seen[r.id] = true
+		}
+		for _, r := range hr.records(modelPart(caps[3].model)) {
+			if seen[r.id] {
+				t.Errorf("page 2 repeats page 1's record %s", r.id)
+			}
+		}
+	}
+	if id := hr.firstFetchID(modelPart(caps[8].model)); id == "" || caps[9].args["id"] != id {
+		t.Errorf("the model could not fetch search's first hit: first_fetch_id %q, fetched %v", id, caps[9].args["id"])
+	}
+}
+
+// captureRow is one row of the capture report.
+type captureRow struct {
+	run, step                string
+	handed, adapter, textLen int
+	channel                  string
+	pass                     bool
+}
+
+// captureTable renders what each host handed the model per step.
+func captureTable(rows []captureRow) string {
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].run != rows[j].run {
+			return rows[i].run < rows[j].run
+		}
+		return rows[i].step < rows[j].step
+	})
+	var b strings.Builder
+	b.WriteString("| host/transport | step | handed to the model B | of it from the adapter B | text B | channel | pass |\n|---|---|---:|---:|---:|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %t |\n", r.run, r.step, r.handed, r.adapter, r.textLen, r.channel, r.pass)
+	}
+	return b.String()
 }
 
 // sameHostView tells whether two host views are the same: the same link
@@ -168,20 +225,21 @@ func connectPrintedStdio(t *testing.T, setup demoSetup) *goSession {
 
 // checkCapture holds one capture against the adapter's result for the same
 // call: the host view must carry every handle of the text, within budget.
-func checkCapture(t *testing.T, c hostCapture, want toolResult) {
+func checkCapture(t *testing.T, c hostCapture, want toolResult) (channel string) {
 	got := modelPart(c.model)
 	t.Logf("%s %s: the host handed the model %d B (adapter part %d B; text %d B, host view %d B)\n%s",
 		c.tool, compactArgs(c.args), len(c.model), len(got), len(want.Text), len(hostReader{}.page(want)), c.model)
 	switch {
 	case sameHostView(got, hostReader{}.page(want)):
-		t.Logf("channel: the host view (structuredContent + link lines)")
+		channel = "host view (structuredContent + link lines)"
 	case want.Structured != nil && sameHostView(got, string(want.Structured)):
-		t.Logf("channel: the structuredContent JSON alone (resource links dropped)")
+		channel = "structuredContent (links dropped)"
 	case got == want.Text:
-		t.Logf("channel: the text")
+		channel = "text"
 	default:
-		t.Logf("channel: neither the text nor the host view of the reference call (minted cursors may differ)")
+		channel = "same shape, per-call values differ (cursors, request_id)"
 	}
+	t.Logf("channel: %s", channel)
 	if c.flagged && c.isError != want.IsError {
 		t.Errorf("host error flag %t, adapter isError %t", c.isError, want.IsError)
 	}
@@ -194,7 +252,7 @@ func checkCapture(t *testing.T, c hostCapture, want toolResult) {
 		if strings.Contains(want.Text, "retry_with") && !strings.Contains(got, "retry_with") {
 			t.Error("the error's retry_with is not in what the model got")
 		}
-		return
+		return channel
 	}
 	tr, hr := textReader{}, hostReader{}
 	same := func(what string, w, g any) {
@@ -251,6 +309,7 @@ func checkCapture(t *testing.T, c hostCapture, want toolResult) {
 			t.Error("the text has a next window; the model got none")
 		}
 	}
+	return channel
 }
 
 // checkSchema: the index names every stream and the next call within 8 KB;
