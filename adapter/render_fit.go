@@ -387,8 +387,9 @@ func writeJSONString(b *bytes.Buffer, s string) {
 
 // fittedPreview is one record payload rendered for a text line.
 type fittedPreview struct {
-	text string   // compact JSON-like preview, "" for an empty payload
-	cut  []string // top-level fields whose values were cut or left out
+	text  string   // compact JSON preview, "" for an empty payload
+	cut   []string // top-level fields whose values were cut or left out
+	limit int      // the rune cap strings were cut at: a cut one shows limit-1 runes
 }
 
 // fit renders the payload in at most maxBytes: strings are cut with … to
@@ -412,7 +413,7 @@ func (p *preview) fit(maxBytes int) fittedPreview {
 func (p *preview) rendered(limit int) fittedPreview {
 	var b bytes.Buffer
 	p.render(&b, limit)
-	return fittedPreview{text: b.String(), cut: p.cutFields(limit)}
+	return fittedPreview{text: b.String(), cut: p.cutFields(limit), limit: limit}
 }
 
 // dropMembers keeps the leading members (strings cut short) that fit and
@@ -422,7 +423,7 @@ func (p *preview) dropMembers(maxBytes int) fittedPreview {
 	if p.kind != 'o' {
 		var b bytes.Buffer
 		p.render(&b, previewMinRunes)
-		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil}
+		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil, limit: previewMinRunes}
 	}
 	var b, one bytes.Buffer
 	b.WriteByte('{')
@@ -436,24 +437,28 @@ func (p *preview) dropMembers(maxBytes int) fittedPreview {
 		k.render(&one, previewMinRunes)
 		if b.Len()+one.Len()+moreFieldsLen(i+1, len(p.kids)-i-1) > maxBytes {
 			b.WriteString(moreFields(i, len(p.kids)-i))
-			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...)}
+			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...), limit: previewMinRunes}
 		}
 		b.Write(one.Bytes())
 	}
 	b.WriteByte('}')
-	return fittedPreview{text: b.String(), cut: p.cutFields(previewMinRunes)}
+	return fittedPreview{text: b.String(), cut: p.cutFields(previewMinRunes), limit: previewMinRunes}
 }
 
 // moreFields closes a preview that shows `shown` members and leaves out
 // `left` more.
+//
+// The marker is a JSON member (`"…":"+3 fields"`), so a fitted preview
+// stays one JSON object: the text line shows it as it is, and
+// structuredContent embeds the very same bytes.
 func moreFields(shown, left int) string {
 	switch {
 	case left == 0:
 		return "}"
 	case shown == 0:
-		return "…+" + strconv.Itoa(left) + " fields}"
+		return `"…":"+` + strconv.Itoa(left) + ` fields"}`
 	}
-	return ",…+" + strconv.Itoa(left) + " fields}"
+	return `,"…":"+` + strconv.Itoa(left) + ` fields"}`
 }
 
 // moreFieldsLen is len(moreFields(shown, left)), without building it:
@@ -462,7 +467,7 @@ func moreFieldsLen(shown, left int) int {
 	if left == 0 {
 		return 1
 	}
-	n := len("…+ fields}")
+	n := len(`"…":"+ fields"}`)
 	if shown > 0 {
 		n++ // the comma
 	}

@@ -40,6 +40,7 @@ type searchPage struct {
 	warnings   []warning
 	recall     []string
 	multiConn  bool
+	laid       *searchLayout // the fitted page, once
 }
 
 // searchFanIn runs one merged search page across the source set (R-7,

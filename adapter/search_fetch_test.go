@@ -21,22 +21,23 @@ import (
 
 var firstFetchIDRe = regexp.MustCompile(`first_fetch_id=(\S+)`)
 
+// searchResults is search's structuredContent as a model reads it, with
+// each hit's identity parsed from its self-contained id.
 type searchResults struct {
 	Results []struct {
 		ID           string `json:"id"`
 		Title        string `json:"title"`
-		URL          string `json:"url"`
-		ConnectionID string `json:"connection_id"`
-		ConnectorKey string `json:"connector_key"`
-		Stream       string `json:"stream"`
-		RecordID     string `json:"record_id"`
-		DisplayName  string `json:"display_name"`
+		Source       string `json:"source"`
+		Field        string `json:"field"`
 		Snippet      string `json:"snippet"`
+		ConnectionID string `json:"-"`
+		Stream       string `json:"-"`
+		RecordID     string `json:"-"`
 	} `json:"results"`
-	Data struct {
-		HasMore    bool   `json:"has_more"`
-		NextCursor string `json:"next_cursor"`
-	} `json:"data"`
+	HasMore    bool     `json:"has_more"`
+	NextCursor string   `json:"next_cursor"`
+	SourceMix  string   `json:"source_mix"`
+	Warnings   []string `json:"warnings"`
 }
 
 func decodeSearch(t *testing.T, r toolResult) searchResults {
@@ -47,6 +48,13 @@ func decodeSearch(t *testing.T, r toolResult) searchResults {
 	var sr searchResults
 	if err := json.Unmarshal(r.StructuredContent, &sr); err != nil {
 		t.Fatal(err)
+	}
+	for i, h := range sr.Results {
+		ref, _, err := contentladder.ParseID(h.ID)
+		if err != nil {
+			t.Fatalf("hit id %q: %v", h.ID, err)
+		}
+		sr.Results[i].ConnectionID, sr.Results[i].Stream, sr.Results[i].RecordID = ref.ConnectionID, ref.Stream, ref.RecordID
 	}
 	return sr
 }
@@ -102,7 +110,7 @@ func TestSearchFanInMergesGloballyWithIdentity(t *testing.T) {
 	}
 	conns := map[string]bool{}
 	for _, h := range sr.Results {
-		if h.ConnectionID == "" || h.ConnectorKey == "" || h.Stream == "" || h.RecordID == "" || h.Title == "" || h.URL == "" {
+		if h.ConnectionID == "" || h.Source == "" || h.Stream == "" || h.RecordID == "" || h.Title == "" {
 			t.Errorf("hit lacks identity: %+v", h)
 		}
 		if h.ID != h.ConnectionID+"/"+h.Stream+":"+h.RecordID {
@@ -248,7 +256,7 @@ func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
 		t.Errorf("no source_unavailable warning:\n%s", r.text())
 	}
 	for _, h := range sr.Results {
-		if h.ConnectorKey == "slack" {
+		if h.ConnectionID == demodata.SlackConnectionID {
 			t.Errorf("slow grant's hit present: %s", h.ID)
 		}
 	}

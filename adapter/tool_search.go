@@ -59,7 +59,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return set.annotate(errorResult(te))
 	}
 	s.coverageWarning(ctx, a, page)
-	res := textResult(page.text(a), page.structured(a))
+	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
 }

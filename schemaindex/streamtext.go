@@ -23,13 +23,23 @@ func (v StreamView) Text() string {
 	for i, s := range v.Sources {
 		s.writeText(&b, v.Stream, i+1, v.SourceCount)
 	}
-	if omitted := v.SourceCount - len(v.Sources); omitted > 0 {
-		fmt.Fprintf(&b, "more_sources=%d: call schema(stream, connection_id) for one source\n", omitted)
-	}
-	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
-		b.WriteString("stream has several connections: pass connection_id to fetch, page, count_distinct or detail:\"full\"\n")
+	for _, n := range v.notes() {
+		b.WriteString(n + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// notes are the view's closing lines: sources left out, and the need for
+// connection_id when the stream has several connections.
+func (v StreamView) notes() []string {
+	var out []string
+	if omitted := v.SourceCount - len(v.Sources); omitted > 0 {
+		out = append(out, fmt.Sprintf("more_sources=%d: call schema(stream, connection_id) for one source", omitted))
+	}
+	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
+		out = append(out, `stream has several connections: pass connection_id to fetch, page, count_distinct or detail:"full"`)
+	}
+	return out
 }
 
 func connectionTotal(ss []StreamSource) int {
@@ -51,25 +61,13 @@ func (s StreamSource) writeText(b *strings.Builder, stream string, n, total int)
 	if s.TokenKind != "" {
 		b.WriteString(" token=" + token(s.TokenKind))
 	}
-	if len(s.PrimaryKey) == 0 {
-		b.WriteString(" primary_key=not_advertised")
-	} else {
-		b.WriteString(" primary_key=" + joinTokens(s.PrimaryKey, ","))
-	}
+	b.WriteString(" primary_key=" + s.primaryKeyText())
 	if s.RecordCount != nil {
 		fmt.Fprintf(b, " record_count=%d", *s.RecordCount)
 	}
 	b.WriteString("\n connection_id: " + connectionsText(s.Connections, s.ConnectionsOmitted) + "\n")
 	b.WriteString(" sort: " + s.sortText(stream) + "\n")
-	b.WriteString(" count: query_records count:\"exact\" gives the total")
-	switch {
-	case s.CountMetric == nil:
-		b.WriteString("; aggregate metric:\"count\": not stated by the compact schema, try it\n")
-	case *s.CountMetric:
-		b.WriteString("; aggregate metric:\"count\" supported\n")
-	default:
-		b.WriteString("; aggregate metric:\"count\" not declared\n")
-	}
+	b.WriteString(" count: " + s.countText() + "\n")
 	fmt.Fprintf(b, " fields(%d): ", s.FieldCount)
 	for i, f := range s.Fields {
 		if i > 0 {
@@ -80,11 +78,36 @@ func (s StreamSource) writeText(b *strings.Builder, stream string, n, total int)
 	if s.FieldsOmitted > 0 {
 		fmt.Fprintf(b, "; more:%d", s.FieldsOmitted)
 	}
-	b.WriteString("\n projection: fields:" + s.projectionExample() + " takes any top-level field above; g=false fields are dropped\n")
+	b.WriteString("\n projection: " + s.projectionText() + "\n")
 	b.WriteString(" filters: " + s.filtersText() + "\n")
 	b.WriteString(" aggregate: " + s.aggText(stream) + "\n")
 	b.WriteString(" expand: " + s.expandText() + "\n")
 	b.WriteString(" search: " + s.searchText(stream) + "\n")
+}
+
+// countText says how to count the stream's records.
+func (s StreamSource) countText() string {
+	const exact = `query_records count:"exact" gives the total`
+	switch {
+	case s.CountMetric == nil:
+		return exact + `; aggregate metric:"count": not stated by the compact schema, try it`
+	case *s.CountMetric:
+		return exact + `; aggregate metric:"count" supported`
+	}
+	return exact + `; aggregate metric:"count" not declared`
+}
+
+// projectionText says how to narrow records to some fields.
+func (s StreamSource) projectionText() string {
+	return "fields:" + s.projectionExample() + " takes any top-level field above; g=false fields are dropped"
+}
+
+// primaryKeyText is the primary key as the text shows it.
+func (s StreamSource) primaryKeyText() string {
+	if len(s.PrimaryKey) == 0 {
+		return "not_advertised"
+	}
+	return joinTokens(s.PrimaryKey, ",")
 }
 
 // advertisesNothing reports the real RS's posture for manifest-registered
