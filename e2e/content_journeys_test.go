@@ -50,6 +50,9 @@ type textClient struct {
 	r     pageReader
 	calls int
 	bytes int
+	// bare counts the host view without link lines (what Codex hands the
+	// model: it drops resource links), to tell where a host view's cost is.
+	bare int
 }
 
 // call returns the page of a tools/call in the client's view and whether
@@ -60,6 +63,7 @@ func (c *textClient) call(tool string, args map[string]any) (string, bool) {
 	page := c.r.page(r)
 	c.calls++
 	c.bytes += len(page)
+	c.bare += len(hostRaw(page))
 	return page, r.IsError
 }
 
@@ -182,6 +186,7 @@ type journeyResult struct {
 	pass  []bool
 	calls []int
 	bytes []int
+	bare  []int
 }
 
 func TestContentOnlyJourneys(t *testing.T) {
@@ -208,6 +213,7 @@ func TestContentOnlyJourneys(t *testing.T) {
 					j.run(t, c)
 				})
 				res.pass, res.calls, res.bytes = append(res.pass, pass), append(res.calls, c.calls), append(res.bytes, c.bytes)
+				res.bare = append(res.bare, c.bare)
 			}
 			// Costs compare only when both views walked the whole journey.
 			if text, host := res.bytes[0], res.bytes[1]; res.pass[0] && res.pass[1] && float64(host) > hostViewSlack*float64(text) {
@@ -230,8 +236,9 @@ func journeyTable(rs []journeyResult) string {
 	for _, r := range journeyViews {
 		fmt.Fprintf(&b, " %s pass | calls | bytes |", r.view())
 	}
-	b.WriteString(" host/text |\n|---|" + strings.Repeat("---|---:|---:|", len(journeyViews)) + "---:|\n")
+	b.WriteString(" host/text | host view without link lines |\n|---|" + strings.Repeat("---|---:|---:|", len(journeyViews)) + "---:|---:|\n")
 	totals := make([]int, len(journeyViews))
+	bare := 0
 	perView := make([][]int, len(journeyViews))
 	for _, r := range rs {
 		fmt.Fprintf(&b, "| %s |", r.name)
@@ -240,12 +247,14 @@ func journeyTable(rs []journeyResult) string {
 			totals[v] += r.bytes[v]
 			perView[v] = append(perView[v], r.bytes[v])
 		}
-		fmt.Fprintf(&b, " %.2f |\n", ratio(r.bytes[1], r.bytes[0]))
+		fmt.Fprintf(&b, " %.2f | %d |\n", ratio(r.bytes[1], r.bytes[0]), r.bare[1])
+		bare += r.bare[1]
 	}
 	for v, r := range journeyViews {
 		fmt.Fprintf(&b, "%s: total %d B, median %d B per journey (%d journeys)\n", r.view(), totals[v], median(perView[v]), len(rs))
 	}
-	fmt.Fprintf(&b, "host view / text: %.2f", ratio(totals[1], totals[0]))
+	fmt.Fprintf(&b, "host view without link lines: total %d B\n", bare)
+	fmt.Fprintf(&b, "host view / text: %.2f; without link lines: %.2f", ratio(totals[1], totals[0]), ratio(bare, totals[0]))
 	return b.String()
 }
 

@@ -165,11 +165,12 @@ func (hostReader) page(r toolResult) string {
 	return b.String()
 }
 
-// hostRaw is the structured part of a host-view page: the page after its
-// resource-link lines.
+// hostRaw is the structured part of a host-view page: its last line, after
+// the resource-link lines (compact JSON holds no raw newline; a link's
+// description may).
 func hostRaw(p string) []byte {
-	for strings.HasPrefix(p, "[Resource link") {
-		_, p, _ = strings.Cut(p, "\n")
+	if strings.HasPrefix(p, "[Resource link") {
+		p = p[strings.LastIndexByte(p, '\n')+1:]
 	}
 	return []byte(p)
 }
@@ -284,6 +285,12 @@ func (hostReader) fieldFlags(p string) map[string]string {
 func (hostReader) fieldType(p, name, typ string) bool {
 	var v any
 	_ = json.Unmarshal(hostRaw(p), &v)
+	// schema(detail:"full") carries the types as the text's own line
+	// under data.json_schema_types: "name type/format; …".
+	data, _ := hostJSON(p)["data"].(map[string]any)
+	if types, ok := data["json_schema_types"].(string); ok {
+		return regexp.MustCompile(`(?:^|[ :;])` + regexp.QuoteMeta(name+" "+typ) + `(?:[;|\n]|$)`).MatchString(types)
+	}
 	return findMember(v, name, func(m any) bool {
 		raw, _ := json.Marshal(m)
 		for _, part := range strings.Split(typ, "/") {
