@@ -296,14 +296,39 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 
 // pageJSON is query_records' structuredContent as a model reads it.
 type pageJSON struct {
-	HasMore    bool     `json:"has_more"`
-	NextCursor string   `json:"next_cursor"`
-	Warnings   []string `json:"warnings"`
-	Records    []struct {
-		ID   string         `json:"id"`
-		Data map[string]any `json:"data"`
-	} `json:"records"`
-	Cut string `json:"cut"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor"`
+	Warnings   []string    `json:"warnings"`
+	Records    []recordRow `json:"records"`
+	Cut        string      `json:"cut"`
+}
+
+// recordRow is one record row: [fetch id, fields(, deleted_at)].
+type recordRow struct {
+	ID        string
+	Data      map[string]any
+	DeletedAt string
+}
+
+// UnmarshalJSON reads a row.
+func (r *recordRow) UnmarshalJSON(b []byte) error {
+	var cells []json.RawMessage
+	if err := json.Unmarshal(b, &cells); err != nil {
+		return err
+	}
+	if len(cells) < 2 || len(cells) > 3 {
+		return fmt.Errorf("record row of %d cells", len(cells))
+	}
+	if err := json.Unmarshal(cells[0], &r.ID); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(cells[1], &r.Data); err != nil {
+		return err
+	}
+	if len(cells) == 3 {
+		return json.Unmarshal(cells[2], &r.DeletedAt)
+	}
+	return nil
 }
 
 func TestBinaryFieldsAreDescribedNeverInlined(t *testing.T) {

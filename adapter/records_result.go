@@ -14,16 +14,22 @@ type recordsPageResult struct {
 	Count            string         `json:"count,omitempty"` // kind:value, as the text's count=
 	ConnectionID     string         `json:"connection_id,omitempty"`
 	Warnings         []string       `json:"warnings,omitempty"` // the text's warning and note lines
+	Legend           string         `json:"legend,omitempty"`   // what a record row holds
 	Records          []recordOnPage `json:"records"`
 	Cut              string         `json:"cut,omitempty"` // how to read a cut value whole
 }
 
+// recordRowLegend says what a record row holds, as the text's legend line
+// says what a record line holds.
+const recordRowLegend = "records are [fetch id, fields(, deleted_at)]; … marks a cut"
+
 func (recordsPageResult) toolOutput() {}
 
-// recordOnPage is one record: its fetch id, the tombstone time of a
-// deleted record, and its fields as fitted for the page (compact JSON
-// whose cut strings end in … and whose left-out members are counted in a
-// "…" member).
+// recordOnPage is one record, written as a row [fetch id, fields] (and the
+// tombstone time of a deleted record third): its fields as fitted for the
+// page (compact JSON whose cut strings end in … and whose left-out members
+// are counted in a "…" member). A row costs what the text's line costs;
+// member names on every record would not.
 type recordOnPage struct {
 	ID        string `json:"id"`
 	DeletedAt string `json:"deleted_at,omitempty"`
@@ -39,6 +45,9 @@ func (p *recordPage) structured(warns []warning) recordsPageResult {
 		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
 		ConnectionID: p.connectionID, Warnings: p.warningLines(), Records: make([]recordOnPage, len(p.records))}
 	r.Warnings = append(r.Warnings, warningLines(warns)...)
+	if len(p.records) > 0 {
+		r.Legend = recordRowLegend
+	}
 	for i, rec := range p.records {
 		r.Records[i] = recordOnPage{ID: rec.Ref.ID(), Data: p.fittedJSON(i)}
 		if rec.Deleted {

@@ -41,6 +41,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	dst = appendStringMember(dst, "legend", r.Legend)
 	dst = append(dst, `,"records":`...)
 	if r.Records == nil {
 		dst = append(dst, "null"...)
@@ -59,16 +60,19 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 }
 
 func (e recordOnPage) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"id":`...)
+	dst = append(dst, '[')
 	dst = contentladder.AppendJSONString(dst, e.ID)
-	dst = appendStringMember(dst, "deleted_at", e.DeletedAt)
-	dst = append(dst, `,"data":`...)
+	dst = append(dst, ',')
 	if len(e.Data) == 0 {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, e.Data...)
 	}
-	return append(dst, '}')
+	if e.DeletedAt != "" {
+		dst = append(dst, ',')
+		dst = contentladder.AppendJSONString(dst, e.DeletedAt)
+	}
+	return append(dst, ']')
 }
 
 // MarshalJSON writes the record as appendJSON does: its data is JSON the

@@ -32,27 +32,24 @@ type recordsMirror struct {
 	Count            string   `json:"count,omitempty"`
 	ConnectionID     string   `json:"connection_id,omitempty"`
 	Warnings         []string `json:"warnings,omitempty"`
-	Records          []struct {
-		ID        string          `json:"id"`
-		DeletedAt string          `json:"deleted_at,omitempty"`
-		Data      json.RawMessage `json:"data"`
-	} `json:"records"`
-	Cut string `json:"cut,omitempty"`
+	Legend           string   `json:"legend,omitempty"`
+	Records          [][]any  `json:"records"`
+	Cut              string   `json:"cut,omitempty"`
 }
 
 func mirrorOf(r recordsPageResult) recordsMirror {
 	m := recordsMirror{Stream: r.Stream, RecordsShown: r.RecordsShown, HasMore: r.HasMore, NextCursor: r.NextCursor,
-		NextChangesSince: r.NextChangesSince, Count: r.Count, ConnectionID: r.ConnectionID, Warnings: r.Warnings, Cut: r.Cut}
+		NextChangesSince: r.NextChangesSince, Count: r.Count, ConnectionID: r.ConnectionID, Warnings: r.Warnings, Legend: r.Legend, Cut: r.Cut}
 	if r.Records != nil {
-		m.Records = make([]struct {
-			ID        string          `json:"id"`
-			DeletedAt string          `json:"deleted_at,omitempty"`
-			Data      json.RawMessage `json:"data"`
-		}, len(r.Records))
+		m.Records = make([][]any, len(r.Records))
 		for i, e := range r.Records {
-			m.Records[i].ID, m.Records[i].DeletedAt, m.Records[i].Data = e.ID, e.DeletedAt, json.RawMessage(e.Data)
+			data := json.RawMessage(e.Data)
 			if len(e.Data) == 0 {
-				m.Records[i].Data = json.RawMessage("null")
+				data = json.RawMessage("null")
+			}
+			m.Records[i] = []any{e.ID, data}
+			if e.DeletedAt != "" {
+				m.Records[i] = append(m.Records[i], e.DeletedAt)
 			}
 		}
 	}
@@ -70,7 +67,7 @@ func TestRecordsPageJSONMatchesEncoding(t *testing.T) {
 			{ID: "s:2", DeletedAt: "2026-01-01", Data: []byte(`null`)},
 			{ID: "s:3"},
 		},
-		Cut: `values ending in … are cut; read one whole with read_record_field {"id":"c/s:1"}`,
+		Cut: `values ending in … are cut; read one whole with read_record_field {"id":"c/s:1"}`, Legend: recordRowLegend,
 	}
 	for name, r := range map[string]recordsPageResult{
 		"full":        full,

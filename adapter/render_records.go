@@ -281,11 +281,11 @@ func (p *recordPage) warningLines() []string {
 }
 
 // structuredRecordFraming is the bytes a record takes in structuredContent
-// besides its fitted data: {"id":…,"deleted_at":…,"data":} and a comma.
+// besides its fitted data: [<id>,<data>(,<deleted_at>)] and a comma.
 func structuredRecordFraming(r pageRecord) int {
-	n := len(`{"id":,"data":},`) + contentladder.JSONStringLen(r.Ref.ID())
+	n := len(`[,],`) + contentladder.JSONStringLen(r.Ref.ID())
 	if r.Deleted {
-		n += len(`,"deleted_at":`) + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
+		n += 1 + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
 	}
 	return n
 }
@@ -295,7 +295,7 @@ func structuredRecordFraming(r pageRecord) int {
 func (p *recordPage) structuredFraming(cutLen int) int {
 	head := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
 		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
-		ConnectionID: p.connectionID, Warnings: p.warningLines(), Records: []recordOnPage{}}
+		ConnectionID: p.connectionID, Warnings: p.warningLines(), Legend: recordRowLegend, Records: []recordOnPage{}}
 	return len(head.appendJSON(nil)) + len(`,"cut":""`) + cutLen + 8 // a few escapes in the hint
 }
 
@@ -434,7 +434,7 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 func (p *recordPage) resourceLinks() []mcp.Content {
 	for _, l := range p.ladder() {
 		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
-			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 64), "", "text/plain")}
+			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
 		}
 	}
 	return nil

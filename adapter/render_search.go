@@ -326,11 +326,11 @@ func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
 	}
 	h := p.hits[0]
 	if h.SnippetField == "" {
-		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "first hit", "", "application/json")}
+		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "hit 1", "", "application/json")}
 	}
 	q := firstTerm(h.Snippet, a.Q)
 	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
-	return []mcp.Content{mcp.NewResourceLink(uri, "first hit's "+truncateBytes(h.SnippetField, 64)+" around the match", "", "text/plain")}
+	return []mcp.Content{mcp.NewResourceLink(uri, "hit 1 match", "", "text/plain")}
 }
 
 // oneLine folds whitespace runs (newlines included) to single spaces so a

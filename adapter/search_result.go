@@ -6,23 +6,22 @@ package adapter
 // handles, warnings, source mix and hits (titles and snippets cut exactly
 // as on the text's lines) and the same hint, and no REST envelope.
 type searchResult struct {
-	HitsShown    int         `json:"hits_shown"`
-	HasMore      bool        `json:"has_more"`
-	NextCursor   string      `json:"next_cursor,omitempty"` // continues with any limit
-	FirstFetchID string      `json:"first_fetch_id,omitempty"`
-	SourceMix    string      `json:"source_mix,omitempty"` // pages over more than one connection
-	Warnings     []string    `json:"warnings,omitempty"`
-	Columns      []string    `json:"columns,omitempty"`
-	Hits         [][5]string `json:"hits"`
-	How          string      `json:"how,omitempty"`
+	HitsShown  int         `json:"hits_shown"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor,omitempty"` // continues with any limit
+	SourceMix  string      `json:"source_mix,omitempty"`  // pages over more than one connection
+	Warnings   []string    `json:"warnings,omitempty"`
+	How        string      `json:"how,omitempty"` // what a hit row holds and what to do with it
+	Hits       [][5]string `json:"hits"`
 }
 
 func (searchResult) toolOutput() {}
 
-// hitColumns name a hit row's cells: the text line's parts in its order.
-// Rows of cells, not objects, keep the page near the text's size: member
-// names on every hit cost a model more than the hits' own titles.
-var hitColumns = []string{"id", "title", "source", "field", "snippet"}
+// A hit row's cells are the text line's parts in its order: id, title,
+// source, field, snippet (searchHow names them). Rows of cells, not
+// objects, keep the page near the text's size: member names on every hit
+// cost a model more than the hits' own titles. The first row's id is the
+// text's first_fetch_id.
 
 // hitRow is one hit as its text line shows it.
 func hitRow(h searchHit, shown hitShown) [5]string {
@@ -30,8 +29,8 @@ func hitRow(h searchHit, shown hitShown) [5]string {
 }
 
 // searchHow is the structured page's hint: what to do with a hit.
-const searchHow = "each hit is a row of columns; fetch(id) returns a hit as a document; read_record_field(id, field_path=field, q) " +
-	"reads the text around a match; snippets and titles ending in … are cut; pass next_cursor as cursor for more."
+const searchHow = "hits are [id,title,source,field,snippet], cut with …; fetch(id) for the document; " +
+	"read_record_field(id, field_path=field, q) for the text around a match; cursor=next_cursor for more"
 
 func (p *searchPage) structured() searchResult {
 	l := p.layout()
@@ -42,7 +41,7 @@ func (p *searchPage) structured() searchResult {
 		r.Hits[i] = hitRow(h, l.shown[i])
 	}
 	if len(p.hits) > 0 {
-		r.Columns, r.How = hitColumns, searchHow
+		r.How = searchHow
 	}
 	return r
 }
@@ -50,9 +49,6 @@ func (p *searchPage) structured() searchResult {
 // structuredHead is the page's members besides warnings and hits.
 func (p *searchPage) structuredHead() searchResult {
 	r := searchResult{HitsShown: len(p.hits), HasMore: p.hasMore, NextCursor: p.nextCursor}
-	if len(p.hits) > 0 {
-		r.FirstFetchID = p.hits[0].Ref.ID()
-	}
 	if p.multiConn {
 		r.SourceMix = p.sourceMixText()
 	}
@@ -63,6 +59,6 @@ func (p *searchPage) structuredHead() searchResult {
 // warnings and hits.
 func (p *searchPage) structuredFraming() int {
 	head := p.structuredHead()
-	head.Columns, head.Hits, head.How = hitColumns, [][5]string{}, searchHow
+	head.Hits, head.How = [][5]string{}, searchHow
 	return len(marshalNoEscape(head))
 }

@@ -197,18 +197,19 @@ func str(v any) string {
 	}
 }
 
+// records are query_records' rows: [fetch id, fields(, deleted_at)].
 func (hostReader) records(p string) []textRecord {
 	var page struct {
-		Records []struct {
-			ID   string          `json:"id"`
-			Data json.RawMessage `json:"data"`
-		} `json:"records"`
+		Records [][]json.RawMessage `json:"records"`
 	}
 	_ = json.Unmarshal(hostRaw(p), &page)
 	var out []textRecord
 	for _, r := range page.Records {
-		rec := textRecord{id: r.ID}
-		_ = json.Unmarshal(r.Data, &rec.fields)
+		var rec textRecord
+		if len(r) >= 2 {
+			_ = json.Unmarshal(r[0], &rec.id)
+			_ = json.Unmarshal(r[1], &rec.fields)
+		}
 		out = append(out, rec)
 	}
 	return out
@@ -225,27 +226,71 @@ func (hostReader) count(p string) string {
 	}
 	return n
 }
-func (hostReader) aggValue(p string) string     { return str(hostJSON(p)["value"]) }
-func (hostReader) sourceMix(p string) string    { return str(hostJSON(p)["source_mix"]) }
-func (hostReader) firstFetchID(p string) string { return str(hostJSON(p)["first_fetch_id"]) }
 
+// aggValue is a single aggregate's value: the page's first member, keyed
+// by what was asked ({"count(messages)":42,…}).
+func (hostReader) aggValue(p string) string {
+	_, v := firstMember(p)
+	var n any
+	if json.Unmarshal(v, &n) != nil {
+		return ""
+	}
+	if _, grouped := n.(map[string]any); grouped {
+		return ""
+	}
+	return str(n)
+}
+
+// firstMember is aggregate's answer: the member keyed by what was asked,
+// "metric(stream…)" (a host may reorder members, so it is found by its
+// name, not its place).
+func firstMember(p string) (string, json.RawMessage) {
+	var page map[string]json.RawMessage
+	_ = json.Unmarshal(hostRaw(p), &page)
+	for k, v := range page {
+		if aggAnswerKey.MatchString(k) {
+			return k, v
+		}
+	}
+	return "", nil
+}
+
+// aggAnswerKey is the name of aggregate's answer member.
+var aggAnswerKey = regexp.MustCompile(`^\w+\([\w.]+\)`)
+
+func (hostReader) sourceMix(p string) string { return str(hostJSON(p)["source_mix"]) }
+
+// firstFetchID is the first hit row's id.
+func (r hostReader) firstFetchID(p string) string {
+	if hs := r.hits(p); len(hs) > 0 {
+		return hs[0].id
+	}
+	return ""
+}
+
+// buckets are a grouped aggregate's first member: {"<key>":count,…}.
 func (hostReader) buckets(p string) map[string]int {
 	out := map[string]int{}
-	bs, _ := hostJSON(p)["buckets"].([]any)
-	for _, b := range bs {
-		m, _ := b.(map[string]any)
-		n, _ := m["count"].(float64)
-		out[str(m["key"])] = int(n)
+	_, v := firstMember(p)
+	var bs map[string]int
+	if json.Unmarshal(v, &bs) == nil {
+		for k, n := range bs {
+			out[k] = n
+		}
 	}
 	return out
 }
 
+// hits are search's rows under columns [id,title,source,field,snippet].
 func (hostReader) hits(p string) []pageHit {
+	var page struct {
+		Columns []string    `json:"columns"`
+		Hits    [][5]string `json:"hits"`
+	}
+	_ = json.Unmarshal(hostRaw(p), &page)
 	var out []pageHit
-	rs, _ := hostJSON(p)["results"].([]any)
-	for _, r := range rs {
-		m, _ := r.(map[string]any)
-		out = append(out, pageHit{id: str(m["id"]), title: str(m["title"]), field: str(m["field"])})
+	for _, h := range page.Hits {
+		out = append(out, pageHit{id: h[0], title: h[1], field: h[3]})
 	}
 	return out
 }
