@@ -95,9 +95,14 @@ func (c *credentialSet) expiredError() *toolError {
 
 // credentialRefused reports whether the RS refused the call's bearer
 // itself: a 401 whose code is not a context.* code (those are grant
-// errors: a stream or connection outside the grant, D2).
+// errors: a stream or connection outside the grant, D2), or the real RS's
+// answer to an expired client access token, 403 grant_expired with no
+// challenge (real-rs-differences D13): a refresh renews it.
 func (e *toolError) credentialRefused() bool {
-	return e != nil && e.RSEnvelope != nil && e.Status == 401 && !strings.HasPrefix(e.Code, "context.")
+	if e == nil || e.RSEnvelope == nil {
+		return false
+	}
+	return e.Status == 401 && !strings.HasPrefix(e.Code, "context.") || e.Status == 403 && e.Code == "grant_expired"
 }
 
 type refusalHookKey struct{}

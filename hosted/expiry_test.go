@@ -93,11 +93,11 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 		Challenge string
 	}
 	want := outcome{ClientErr: true, Status: http.StatusUnauthorized,
-		Challenge: `Bearer resource_metadata="` + publicURL + `/.well-known/oauth-protected-resource/mcp"`}
+		Challenge: wantTokenChallenge}
 	for _, step := range []string{"verdict cached when the token expired", "verdict dropped: verified again"} {
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_records", Arguments: map[string]any{"stream": "messages", "limit": 2}})
 		status, challenge := log.last()
-		got := outcome{ClientErr: err != nil, Status: status, Challenge: challenge}
+		got := outcome{ClientErr: err != nil, Status: status, Challenge: challengeWithoutDescription(challenge)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s\nresult: %+v", step, diff, res)
 		}

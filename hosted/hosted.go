@@ -146,14 +146,38 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 		}
 		if err != nil {
 			var rsErr *rsclient.Error
-			if errors.As(err, &rsErr) && (rsErr.Status == http.StatusUnauthorized || rsErr.Status == http.StatusForbidden) {
-				return bearerauth.VerdictInvalid, nil
+			if errors.As(err, &rsErr) {
+				if v, ok := refusalVerdict(rsErr); ok {
+					return v, nil
+				}
 			}
 			return bearerauth.VerdictUnknown, bearerauth.ErrUnavailable
 		}
 		return bearerauth.KindVerdict(kind), nil
 	}
 }
+
+// refusalVerdict reads a definitive RS refusal of the verification read:
+// 401 and 403 grant_expired are a token to renew (the challenge makes the
+// host refresh); 404 "Unknown source" is a grant-package token (D15); any
+// other 403 or 404 is a token the RS will never serve. Those are permanent
+// answers, never "retry later". ok is false for anything else (5xx, 429, a
+// timeout): the RS could not be asked.
+func refusalVerdict(e *rsclient.Error) (bearerauth.Verdict, bool) {
+	switch {
+	case e.Status == http.StatusUnauthorized, e.Status == http.StatusForbidden && e.Code == rsGrantExpired:
+		return bearerauth.VerdictInvalid, true
+	case bearer.UnknownSourceRefusal(e.Status, e.Message):
+		return bearerauth.VerdictPackage, true
+	case e.Status == http.StatusForbidden, e.Status == http.StatusNotFound:
+		return bearerauth.VerdictUnserved, true
+	}
+	return bearerauth.VerdictUnknown, false
+}
+
+// rsGrantExpired is the reference RS's answer to an expired client access
+// token (403 permission_error, no challenge; real-rs-differences D13).
+const rsGrantExpired = "grant_expired"
 
 // serveMCP runs every check before any MCP method: Origin, a bearer's
 // presence, the Host (DNS rebinding), method, media types, size, then the
@@ -189,7 +213,11 @@ func (h *hosted) admit(w http.ResponseWriter, r *http.Request) (bearer string, o
 	bearer, ok = bearerToken(r.Header.Values("Authorization"))
 	if !ok {
 		h.opts.Metrics.observeAuth(authMissing)
-		h.challenge(w, r, "Missing or malformed Bearer token")
+		var ce challengeError
+		if presentedBearer(r.Header.Values("Authorization")) {
+			ce = invalidToken("The bearer token is malformed: send exactly one Authorization: Bearer header with an RFC 6750 token.")
+		}
+		h.challenge(w, r, "Missing or malformed Bearer token", ce)
 		return "", false
 	}
 	if rejectDNSRebinding(w, r) { // before the bearer is verified or the body read
@@ -244,7 +272,8 @@ func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string
 
 // acceptVerdict reports whether the verdict admits the request (a client
 // token); otherwise it answers: 503 when no verdict could be had, the 401
-// challenge for an invalid token, 403 for any other kind.
+// challenge for an invalid token or one the RS never serves here (with the
+// reason), 403 for owner and control-plane kinds.
 func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearerauth.Verdict, err error, g adapter.Grant) bool {
 	switch {
 	case err != nil:
@@ -254,7 +283,13 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	case v == bearerauth.VerdictInvalid:
 		h.opts.Metrics.observeAuth(authInvalid)
-		h.challenge(w, r, "Invalid or expired token")
+		h.challenge(w, r, "Invalid or expired token", invalidToken("The access token is invalid or expired; refresh it or sign in again."))
+		return false
+	case v == bearerauth.VerdictPackage, v == bearerauth.VerdictUnserved:
+		h.opts.Metrics.observeAuth(authUnserved)
+		h.log.Info("token the RS does not serve to this adapter", "token", g.Key, "package", v == bearerauth.VerdictPackage)
+		msg := h.unservedExplanation(v)
+		h.challenge(w, r, msg, invalidToken(msg))
 		return false
 	case v != bearerauth.VerdictClient:
 		h.opts.Metrics.observeAuth(authRefused)
@@ -264,6 +299,23 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	}
 	return true
+}
+
+// unservedExplanation says what kind of token v is, that this adapter
+// serves grant-scoped client tokens, and how to get one.
+func (h *hosted) unservedExplanation(v bearerauth.Verdict) string {
+	what := bearer.UnservedTokenExplained
+	if v == bearerauth.VerdictPackage {
+		what = bearer.PackageTokenExplained
+	}
+	return what + " " + h.howToGetToken()
+}
+
+// howToGetToken is the last sentence of an explanation: the header-free
+// sign-in when the operator configured it, else pdpp connect.
+func (h *hosted) howToGetToken() string {
+	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one. " +
+		bearer.ConnectAdvice
 }
 
 // readMCPBody reads the request body within MaxBodyBytes; when it cannot
@@ -301,7 +353,7 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
-		h.challenge(w, r, "Invalid or expired token")
+		h.challenge(w, r, "Invalid or expired token", invalidToken("The resource server refused the access token (expired or revoked); refresh it or sign in again."))
 		return
 	}
 	h.opts.Metrics.observeAuth(authClient)
@@ -358,11 +410,55 @@ func tooLarge(w http.ResponseWriter) {
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body exceeds the limit", nil)
 }
 
-// challenge answers 401 with the RFC 9728 pointer in header and body.
-func (h *hosted) challenge(w http.ResponseWriter, r *http.Request, msg string) {
+// challengeError is the RFC 6750 §3.1 error of a 401 challenge: empty
+// when no token was presented (the client only learns it needs one).
+type challengeError struct{ code, description string }
+
+// invalidToken is the error of a challenge to a presented token.
+func invalidToken(description string) challengeError {
+	return challengeError{code: "invalid_token", description: description}
+}
+
+// challenge answers 401 with the RFC 9728 pointer in header and body and,
+// when a token was presented, its RFC 6750 error and description.
+func (h *hosted) challenge(w http.ResponseWriter, r *http.Request, msg string, ce challengeError) {
 	md := h.metadataURL(r)
-	w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+md+`"`)
-	writeHTTPError(w, http.StatusUnauthorized, "authentication_error", msg, map[string]string{"resource_metadata": md})
+	header := `Bearer resource_metadata="` + md + `"`
+	extra := map[string]string{"resource_metadata": md}
+	if ce.code != "" {
+		header += `, error="` + ce.code + `"`
+		if d := challengeText(ce.description); d != "" {
+			header += `, error_description="` + d + `"`
+		}
+		extra["oauth_error"] = ce.code
+	}
+	w.Header().Set("WWW-Authenticate", header)
+	writeHTTPError(w, http.StatusUnauthorized, "authentication_error", msg, extra)
+}
+
+// challengeText keeps only the characters RFC 6750 §3 allows in
+// error_description (printable ASCII without quote and backslash), so a
+// description can never break the header's quoting.
+func challengeText(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return -1
+		}
+		return c
+	}, s)
+}
+
+// presentedBearer reports whether the request carried something in the
+// place of a bearer token (a Bearer scheme with credentials), well formed
+// or not: its challenge then says invalid_token (RFC 6750 §3.1).
+func presentedBearer(values []string) bool {
+	for _, v := range values {
+		scheme, tok, ok := strings.Cut(strings.TrimSpace(v), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // bearerToken extracts the token of exactly one `Authorization: Bearer`

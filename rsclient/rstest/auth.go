@@ -23,9 +23,17 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	if s.ix.owners[tok] {
 		return &principal{owner: true}, nil
 	}
+	if _, ok := s.packageOf(tok); ok {
+		// The real RS resolves a package token to no source (D15).
+		return nil, newErr("not_found", "", "Unknown source: unknown")
+	}
 	g, issued, ok := s.clientGrant(tok)
-	if !ok || s.tokenExpired(issued) {
+	if !ok {
 		return nil, newErr("authentication_error", "", "Invalid or expired token")
+	}
+	if s.tokenExpired(issued) {
+		// The real RS: 403 permission_error, no challenge (D13).
+		return nil, newErr("grant_expired", "", "Grant has expired")
 	}
 	switch g.Status {
 	case "", "active":

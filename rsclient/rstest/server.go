@@ -87,7 +87,8 @@ type RecordedRequest struct {
 	Path     string
 	RawQuery string
 	Bearer   string `json:"-"`
-	// Principal is "owner", "grant:<grant_id>", "none" (no bearer) or
+	// Principal is "owner", "grant:<grant_id>", "package:<grant_package_id>",
+	// "none" (no bearer) or
 	// "unknown" (a bearer the RS did not issue).
 	Principal string
 	Time      time.Time

@@ -11,11 +11,17 @@ import (
 )
 
 // Client access tokens. The real RS issues client access tokens that live
-// 600 s (real-rs-differences D13); a used-up one answers 401
-// authentication_error "Invalid or expired token" with the challenge. With
+// 600 s; a used-up one answers 403 permission_error grant_expired "Grant
+// has expired" without a challenge, on /v1/schema and data routes alike
+// (real-rs-differences D13, corrected by the second probe). With
 // Options.TokenTTL > 0 the mock does the same on its clock: every grant's
 // dataset token counts as issued when the Server was built, and
 // MintClientToken issues fresh ones, as a client's refresh would.
+//
+// Grant-package tokens (MintPackageToken) are what the real AS issues to a
+// generic sign-in through its hosted-MCP source picker (D15): the token
+// response names a grant_package_id and no grant_id, and every /v1 route
+// answers them 404 not_found "Unknown source: unknown".
 
 // ErrUnknownGrant is returned by MintClientToken for a grant id the
 // dataset does not hold.
@@ -31,13 +37,18 @@ type clientToken struct {
 type tokenTable struct {
 	mu     sync.RWMutex
 	minted map[string]clientToken
+	// packages maps grant-package tokens to their package id.
+	packages map[string]string
 }
 
 // MintedToken is a freshly issued client access token.
 type MintedToken struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
-	GrantID     string `json:"grant_id"`
+	GrantID     string `json:"grant_id,omitempty"`
+	// GrantPackageID names the package of a grant-package token (then
+	// GrantID is empty), as the real AS's token response does.
+	GrantPackageID string `json:"grant_package_id,omitempty"`
 	// ExpiresIn is the lifetime in seconds; 0 (omitted) means no expiry.
 	ExpiresIn int64 `json:"expires_in,omitempty"`
 	// ExpiresAt is when the token stops working; nil means never.
@@ -73,6 +84,35 @@ func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
 		m.ExpiresIn, m.ExpiresAt = int64(s.opts.TokenTTL/time.Second), &at
 	}
 	return m, nil
+}
+
+// MintPackageToken issues a grant-package token, as the real AS does for a
+// generic sign-in (no authorization_details, no connector_id): the mock's
+// /v1 refuses it exactly as the real RS does (404 "Unknown source:
+// unknown"), for it names no grant.
+func (s *Server) MintPackageToken() MintedToken {
+	tok := randomID("", 32)
+	pkg := randomID("gpk_", 8)
+	s.tokens.mu.Lock()
+	if s.tokens.packages == nil {
+		s.tokens.packages = map[string]string{}
+	}
+	s.tokens.packages[tok] = pkg
+	s.tokens.mu.Unlock()
+	m := MintedToken{AccessToken: tok, TokenType: "Bearer", GrantPackageID: pkg}
+	if s.opts.TokenTTL > 0 {
+		at := s.opts.Now().Add(s.opts.TokenTTL).UTC()
+		m.ExpiresIn, m.ExpiresAt = int64(s.opts.TokenTTL/time.Second), &at
+	}
+	return m
+}
+
+// packageOf returns the package id of a grant-package token.
+func (s *Server) packageOf(tok string) (string, bool) {
+	s.tokens.mu.RLock()
+	defer s.tokens.mu.RUnlock()
+	pkg, ok := s.tokens.packages[tok]
+	return pkg, ok
 }
 
 // clientGrant resolves a client bearer to its grant and issue time.
