@@ -158,14 +158,14 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 }
 
 // refusalVerdict reads a definitive RS refusal of the verification read:
-// 401 and 403 grant_expired are a token to renew (the challenge makes the
+// 401 and 403 grant_expired (rsclient.CredentialRefused) are a token to renew (the challenge makes the
 // host refresh); 404 "Unknown source" is a grant-package token (D15); any
 // other 403 or 404 is a token the RS will never serve. Those are permanent
 // answers, never "retry later". ok is false for anything else (5xx, 429, a
 // timeout): the RS could not be asked.
 func refusalVerdict(e *rsclient.Error) (bearerauth.Verdict, bool) {
 	switch {
-	case e.Status == http.StatusUnauthorized, e.Status == http.StatusForbidden && e.Code == rsGrantExpired:
+	case e.Status == http.StatusUnauthorized, rsclient.CredentialRefused(e.Status, e.Code):
 		return bearerauth.VerdictInvalid, true
 	case bearer.UnknownSourceRefusal(e.Status, e.Message):
 		return bearerauth.VerdictPackage, true
@@ -174,10 +174,6 @@ func refusalVerdict(e *rsclient.Error) (bearerauth.Verdict, bool) {
 	}
 	return bearerauth.VerdictUnknown, false
 }
-
-// rsGrantExpired is the reference RS's answer to an expired client access
-// token (403 permission_error, no challenge; real-rs-differences D13).
-const rsGrantExpired = "grant_expired"
 
 // serveMCP runs every check before any MCP method: Origin, a bearer's
 // presence, the Host (DNS rebinding), method, media types, size, then the
@@ -342,6 +338,10 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	var refused atomic.Bool
 	ctx := adapter.WithRequestGrant(r.Context(), g)
 	ctx = adapter.WithCredentialRefusedHook(ctx, func() { refused.Store(true) })
+	// Any read the call makes (a tool, a resource, a schema fetch) that
+	// the RS answers 401 or 403 grant_expired ends in the challenge,
+	// whatever the adapter makes of the error.
+	ctx = rsclient.WithRefusalHook(ctx, func() { refused.Store(true) })
 	held := newHeldResponse()
 	defer held.release()
 	// Handle is mcp-go's ServeHTTP without re-reading the body this door
