@@ -64,10 +64,13 @@ type Options struct {
 	// AuthorizationServers are advertised in the protected-resource
 	// metadata; default: the RS's own.
 	AuthorizationServers []string
-	// VerifyRate and VerifyBurst bound how many never-seen bearers one
-	// client (peer address, or X-Forwarded-For hop behind TrustedProxies)
-	// may have verified: per second, and at once. Defaults 5 and 30. Known
-	// tokens are never limited; over budget is 429 with Retry-After.
+	// VerifyRate and VerifyBurst bound how many never-seen bearers that
+	// turn out not to be client tokens one client (peer address, or
+	// X-Forwarded-For hop behind TrustedProxies) may have verified: per
+	// second, and at once; all clients together get ten times as much.
+	// Defaults 5 and 30. Known and vouched-for client tokens are never
+	// limited, and a new client token spends nothing; over budget is 429
+	// with Retry-After.
 	VerifyRate  float64
 	VerifyBurst int
 	// Auth selects how token kinds are learned (JWT, introspection); the
@@ -250,18 +253,30 @@ func rejectRequestShape(w http.ResponseWriter, r *http.Request, maxBody int64) b
 func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string, g adapter.Grant) bool {
 	v, err, known := h.auth.Remembered(bearer)
 	if !known {
-		// Only a request that would start an authority call spends the
-		// budget: waiting on a shared check or reading a remembered failure
-		// is free.
-		if h.auth.WouldCheck(bearer) && !h.limit.allow(h.clientAddr(r)) {
-			h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
-			w.Header().Set("Retry-After", "1")
-			writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
-			return false
+		// Only a request that would start an authority call for a token
+		// not vouched for spends the budget: waiting on a shared check,
+		// reading a remembered failure or re-checking a known client
+		// token is free.
+		var done func(served bool)
+		if h.auth.WouldCheck(bearer) && !h.limit.isVouched(g.Key) {
+			var ok bool
+			if done, ok = h.limit.begin(r.Context(), h.clientAddr(r)); !ok {
+				h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
+				w.Header().Set("Retry-After", "1")
+				writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
+				return false
+			}
 		}
 		vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
 		v, err = h.auth.Verify(vctx, bearer)
 		cancel()
+		served := err == nil && v == bearerauth.VerdictClient
+		if done != nil {
+			done(served)
+		}
+		if served {
+			h.limit.vouch(g.Key)
+		}
 	}
 	return h.acceptVerdict(w, r, v, err, g)
 }
