@@ -27,9 +27,13 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 		// The real RS resolves a package token to no source (D15).
 		return nil, newErr("not_found", "", "Unknown source: unknown")
 	}
-	g, issued, ok := s.clientGrant(tok)
+	g, issued, family, ok := s.clientToken(tok)
 	if !ok {
 		return nil, newErr("authentication_error", "", "Invalid or expired token")
+	}
+	if s.familyRevoked(family) {
+		// Refresh-token reuse revoked the sign-in's grant (D16).
+		return nil, newErr("grant_revoked", "", "Grant has been revoked")
 	}
 	if s.tokenExpired(issued) {
 		// The real RS: 403 permission_error, no challenge (D13).

@@ -31,6 +31,9 @@ var ErrUnknownGrant = errors.New("rstest: unknown grant")
 type clientToken struct {
 	grant  *Grant
 	issued time.Time
+	// family is the OAuth sign-in that issued it ("" for minted ones):
+	// when that sign-in's grant is revoked, so is the token.
+	family string
 }
 
 // tokenTable holds the tokens minted after start-up.
@@ -59,6 +62,12 @@ type MintedToken struct {
 // Server's clock. It expires after Options.TokenTTL (never when zero). The
 // grant's earlier tokens keep working until they expire.
 func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
+	return s.mintClientToken(grantID, "")
+}
+
+// mintClientToken issues a client access token for grantID as part of the
+// OAuth sign-in family ("" for none).
+func (s *Server) mintClientToken(grantID, family string) (MintedToken, error) {
 	var g *Grant
 	for i := range s.ds.Grants {
 		if s.ds.Grants[i].ID == grantID {
@@ -76,7 +85,7 @@ func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
 	if s.tokens.minted == nil {
 		s.tokens.minted = map[string]clientToken{}
 	}
-	s.tokens.minted[tok] = clientToken{grant: g, issued: now}
+	s.tokens.minted[tok] = clientToken{grant: g, issued: now, family: family}
 	s.tokens.mu.Unlock()
 	m := MintedToken{AccessToken: tok, TokenType: "Bearer", GrantID: g.ID}
 	if s.opts.TokenTTL > 0 {
@@ -117,13 +126,20 @@ func (s *Server) packageOf(tok string) (string, bool) {
 
 // clientGrant resolves a client bearer to its grant and issue time.
 func (s *Server) clientGrant(tok string) (*Grant, time.Time, bool) {
+	g, issued, _, ok := s.clientToken(tok)
+	return g, issued, ok
+}
+
+// clientToken resolves a client bearer to its grant, issue time and
+// sign-in family.
+func (s *Server) clientToken(tok string) (*Grant, time.Time, string, bool) {
 	if g := s.ix.grants[tok]; g != nil {
-		return g, s.started, true
+		return g, s.started, "", true
 	}
 	s.tokens.mu.RLock()
 	defer s.tokens.mu.RUnlock()
 	ct, ok := s.tokens.minted[tok]
-	return ct.grant, ct.issued, ok
+	return ct.grant, ct.issued, ct.family, ok
 }
 
 // tokenExpired applies Options.TokenTTL.
