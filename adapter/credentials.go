@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/internal/softcache"
+	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // CodeCredentialExpired is the typed code of a call (or a grant's warning)
@@ -94,10 +94,10 @@ func (c *credentialSet) expiredError() *toolError {
 }
 
 // credentialRefused reports whether the RS refused the call's bearer
-// itself: a 401 whose code is not a context.* code (those are grant
-// errors: a stream or connection outside the grant, D2).
+// itself (rsclient.CredentialRefused: a 401 that is not a context.* grant
+// error, or the real RS's 403 grant_expired for an expired access token).
 func (e *toolError) credentialRefused() bool {
-	return e != nil && e.RSEnvelope != nil && e.Status == 401 && !strings.HasPrefix(e.Code, "context.")
+	return e != nil && e.RSEnvelope != nil && rsclient.CredentialRefused(e.Status, e.Code)
 }
 
 type refusalHookKey struct{}

@@ -8,9 +8,14 @@ import (
 	"strconv"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
+
+// CodePackageToken is the typed code of a call made with a grant-package
+// token, which the RS's /v1 API never serves (real-rs-differences D15).
+const CodePackageToken = "package_token"
 
 // toolError is the one typed error of a tool call: a code, a message and
 // ordered extra fields, or the RS's own envelope kept verbatim with its HTTP
@@ -165,6 +170,12 @@ func fromError(err error) *toolError {
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.As(err, &rsErr) && bearer.UnknownSourceRefusal(rsErr.Status, rsErr.Message):
+		// A grant-package token: the RS's words name no cause a person can
+		// act on; say what the token is and how to get one the RS serves
+		// (the hosted door's 401 description says the same).
+		return &toolError{Code: CodePackageToken, Message: bearer.PackageTokenExplained + " " + bearer.ConnectAdvice,
+			Extra: []field{{"rs_error", rsErr.Envelope}}, Status: rsErr.Status}
 	case errors.As(err, &rsErr):
 		return &toolError{Code: rsErr.Code, Message: rsErr.Message, RSEnvelope: rsErr.Envelope, Status: rsErr.Status}
 	case errors.As(err, &trErr):

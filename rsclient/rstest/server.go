@@ -35,6 +35,13 @@ type Options struct {
 	AuthGrantID string
 	// AuthDeny starts the authorization server denying every request.
 	AuthDeny bool
+	// AuthRealPosture mounts the authorization server in the real AS's
+	// posture (oauth_selection.go, real-rs-differences D15): a generic
+	// authorize request gets a grant-package token /v1 refuses,
+	// connector_id a grant when the connector has one connection (else the
+	// real AS's 400), authorization_details with instance_ids the grant
+	// over exactly those connections. AuthGrantID is then not needed.
+	AuthRealPosture bool
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
@@ -87,7 +94,8 @@ type RecordedRequest struct {
 	Path     string
 	RawQuery string
 	Bearer   string `json:"-"`
-	// Principal is "owner", "grant:<grant_id>", "none" (no bearer) or
+	// Principal is "owner", "grant:<grant_id>", "package:<grant_package_id>",
+	// "none" (no bearer) or
 	// "unknown" (a bearer the RS did not issue).
 	Principal string
 	Time      time.Time
@@ -202,7 +210,7 @@ func (s *Server) SetFaults(f *Faults) {
 // Summary describes the running server for operators and e2e harnesses.
 func (s *Server) Summary(rsURL string) Summary {
 	sum := Summary{RSURL: rsURL, Grants: []GrantSummary{}}
-	if s.opts.AuthGrantID != "" {
+	if s.asMounted() {
 		sum.AuthorizationServer = strings.TrimRight(rsURL, "/") + pathASMetadata
 	}
 	if len(s.ds.OwnerTokens) > 0 {
