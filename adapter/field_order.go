@@ -46,20 +46,30 @@ func (m memberRanker) rank(name string) int {
 	return rankByName(name)
 }
 
-// rankByName guesses a member's role from its name.
+// rankByName guesses a member's role from its name: exact names, then the
+// suffixes time fields carry.
 func rankByName(name string) int {
 	n := strings.ToLower(name)
-	switch {
-	case n == "subject" || n == "title" || n == "name" || n == "filename":
-		return rankTitle
-	case strings.HasSuffix(n, "_at") || n == "date" || n == "time" || n == "timestamp" || strings.HasSuffix(n, "_date") || strings.HasSuffix(n, "_time"):
-		return rankTime
-	case strings.HasPrefix(n, "from") || n == "author" || n == "sender" || n == "user" || n == "user_name" || n == "owner":
+	if r, ok := rankOfName[n]; ok {
+		return r
+	}
+	for _, suffix := range []string{"_at", "_date", "_time"} {
+		if strings.HasSuffix(n, suffix) {
+			return rankTime
+		}
+	}
+	if strings.HasPrefix(n, "from") {
 		return rankActor
-	case n == "snippet" || n == "text" || n == "summary" || n == "description" || n == "body" || n == "content":
-		return rankSummary
 	}
 	return rankOther
+}
+
+// rankOfName ranks common member names.
+var rankOfName = map[string]int{
+	"subject": rankTitle, "title": rankTitle, "name": rankTitle, "filename": rankTitle,
+	"date": rankTime, "time": rankTime, "timestamp": rankTime,
+	"author": rankActor, "sender": rankActor, "user": rankActor, "user_name": rankActor, "owner": rankActor,
+	"snippet": rankSummary, "text": rankSummary, "summary": rankSummary, "description": rankSummary, "body": rankSummary, "content": rankSummary,
 }
 
 // order sorts an object preview's members by rank, stably (ties keep the
