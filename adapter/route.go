@@ -52,6 +52,10 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {
+		if err == nil {
+			// The RS names the token's grant: cursors bind to it.
+			grants[i].ID = docs[i].Bearer.GrantID
+		}
 		if !errors.Is(err, errOwnerToken) {
 			set.grants = append(set.grants, grants[i])
 		}
@@ -72,6 +76,7 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 			if last := s.schemas.lastGood(grants[i].Key); last != nil {
 				ok = append(ok, last)
 				w.GrantID = last.Bearer.GrantID
+				set.grants[len(set.grants)-1].ID = last.Bearer.GrantID
 				w.Message = fmt.Sprintf("grant %d of %d could not be read (%s); its streams are routed from its last readable schema and may fail", i+1, len(grants), errorCode(err))
 			} else {
 				set.blind++
