@@ -90,7 +90,7 @@ func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
 	}
 	now := s.now()
 	all := s.creds.current()
-	if slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
+	if s.creds.changed() || slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
 		all = s.creds.reload(ctx)
 	}
 	var live []Grant

@@ -133,6 +133,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		}
 		return cachedGrants(toks, owners), nil
 	}
+	cfg.CacheStamp = func() string { return credcache.Stamp(path) }
 	srv, grants, code, ok := classifiedServer(ctx, cfg, tokens, owners, providerURL, stderr)
 	if !ok {
 		return code
