@@ -153,8 +153,12 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = json.RawMessage(`{}`)
 		}
 		start := time.Now()
+		ctx, release, shutDown := underShutdown(ctx)
+		defer release()
 		var res *mcp.CallToolResult
-		if given, te := s.args.check(spec.Name, args); te != nil {
+		if shutDown {
+			res = errorResult(cancelledError()) // the transport is closing: answer at once
+		} else if given, te := s.args.check(spec.Name, args); te != nil {
 			res = errorResult(te) // rejected before any RS call
 		} else {
 			args = given

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
@@ -139,9 +137,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		return code
 	}
 	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, grants, path)
-	stdio := server.NewStdioServer(srv.MCP())
-	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	if err := stdio.Listen(ctx, stdinReader(), adapter.TypedErrorWriter(stdout)); err != nil && !errors.Is(err, context.Canceled) {
+	if err := serveStdio(ctx, srv, stdinReader(), stdout, logger); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "pdpp-mcp: stdio server stopped: %v\n", err)
 		return exitFailure
 	}
