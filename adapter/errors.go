@@ -196,7 +196,7 @@ func fromError(err error) *toolError {
 	case errors.Is(err, context.DeadlineExceeded):
 		return newAdapterError("rs_timeout", "the resource server did not answer in time")
 	case errors.Is(err, context.Canceled):
-		return newAdapterError("cancelled", "the request was cancelled")
+		return cancelledError()
 	default:
 		return newAdapterError("internal_error", "the adapter could not complete this call")
 	}

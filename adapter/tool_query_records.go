@@ -75,7 +75,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	if prev != nil {
 		if prev.Grant != grantTag(g) {
-			return set.annotate(errorResult(cursorError("cursor", "this cursor was issued under another grant; repeat the first call without it")))
+			return set.annotate(errorResult(cursorError("cursor", foreignCursorMessage(g, "read"))))
 		}
 		// Only the RS's own continuation: a changes_since beside its
 		// cursor would restart the session (D3).

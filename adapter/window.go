@@ -53,10 +53,10 @@ func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResu
 }
 
 func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
-	grant := contentladder.GrantHash(g.Bearer)
+	grant := g.binding()
 	var opened *contentladder.Cursor
 	if req.Cursor != "" {
-		c, err := s.cfg.CursorKey.Open(req.Cursor, contentladder.Binding{Ref: req.Ref, FieldPath: req.FieldPath, GrantHash: grant, Now: s.now()})
+		c, err := s.cfg.CursorKey.Open(req.Cursor, contentladder.Binding{Ref: req.Ref, FieldPath: req.FieldPath, Grant: grant, Now: s.now()})
 		if err != nil {
 			return nil, fromError(err)
 		}
@@ -91,7 +91,7 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 	}
 	seal := func(offset int) string {
 		return s.cfg.CursorKey.Seal(contentladder.Cursor{Ref: req.Ref, FieldPath: req.FieldPath, OffsetChars: offset,
-			LimitChars: limit, Digest: revision(fw.Window.TotalChars), GrantHash: grant})
+			LimitChars: limit, Digest: revision(fw.Window.TotalChars), Grant: grant})
 	}
 	spec := func(offset int) contentladder.WindowSpec {
 		return contentladder.WindowSpec{Ref: req.Ref, FieldPath: req.FieldPath, OffsetChars: offset, LimitChars: limit}

@@ -3,15 +3,22 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -747,4 +754,218 @@ func checkFullTypes(t *testing.T, c *textClient, page, token, stream, conn strin
 	if n == 0 {
 		t.Fatal("RS declares no types; nothing checked")
 	}
+}
+
+// The journeys below read across time (issue 23): a host refreshes its
+// token every 600 s on the real RS and may restart the stdio server
+// between turns, and a long read must carry on where it was. They run on
+// their own sessions (a credential cache each test rewrites), reading
+// only content[] text.
+
+// stdioAt starts the stdio server over the credential cache in root,
+// written to hold bearers (what `pdpp connect` leaves there).
+func stdioAt(t *testing.T, root string, bearers ...string) *goSession {
+	t.Helper()
+	writeStdioCache(t, root, bearers...)
+	cmd := exec.Command(binPath, "--provider-url", mockRS.RSURL, "--cache-root", root)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	cmd.Stderr = &testLogWriter{t: t, prefix: "stdio: "}
+	s := connect(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, defaultProtocol)
+	watchProcess(t, cmd, false)
+	return s
+}
+
+// writeStdioCache (re)writes root's credential cache with bearers, as a
+// `pdpp connect` (or a host's refresh) does.
+func writeStdioCache(t *testing.T, root string, bearers ...string) {
+	t.Helper()
+	path, err := credcache.CacheFilePath(root, mockRS.RSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := make([]map[string]string, len(bearers))
+	for i, b := range bearers {
+		creds[i] = map[string]string{"access_token": b, "token_type": "Bearer"}
+	}
+	raw, _ := json.Marshal(map[string]any{"provider_url": mockRS.RSURL, "credentials": creds})
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refreshedToken is a new client token of grantID, minted by the mock RS
+// as the authorization server's refresh would (the old one stays valid).
+func refreshedToken(t *testing.T, grantID string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mockRS.RSURL+"/_mockrs/grants/"+grantID+"/token", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+mockRS.OwnerBearer)
+	resp, err := truthClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || m.AccessToken == "" {
+		t.Fatalf("mint a token for %s: HTTP %d, %v", grantID, resp.StatusCode, err)
+	}
+	return m.AccessToken
+}
+
+// rsChangeIDs is the whole changes feed of a stream in one connection,
+// read from the RS as D3 says a session continues (its next_cursor).
+func rsChangeIDs(t *testing.T, bearer, stream, conn string) []string {
+	t.Helper()
+	var out []string
+	q := url.Values{"limit": {"100"}, "connection_id": {conn}, "changes_since": {"beginning"}}
+	for range 200 {
+		var page struct {
+			Data       []truthRecord `json:"data"`
+			HasMore    bool          `json:"has_more"`
+			NextCursor string        `json:"next_cursor"`
+		}
+		if st := rsGet(t, bearer, "/v1/streams/"+stream+"/records", q, &page); st != http.StatusOK {
+			t.Fatalf("RS changes %s: HTTP %d", stream, st)
+		}
+		for _, r := range page.Data {
+			out = append(out, conn+"/"+stream+":"+r.ID)
+		}
+		if !page.HasMore {
+			return out
+		}
+		q = url.Values{"limit": {"100"}, "connection_id": {conn}, "cursor": {page.NextCursor}}
+	}
+	t.Fatal("RS changes paging did not end")
+	return nil
+}
+
+// readChanges reads changes pages through the text, from args, for at
+// most pages pages (0 = to the end); it returns the change ids in order
+// and the next args ("" cursor at the end).
+func (c *textClient) readChanges(args map[string]any, pages int) ([]string, map[string]any) {
+	c.t.Helper()
+	var got []string
+	for n := 0; pages == 0 || n < pages; n++ {
+		text := c.must("query_records", args)
+		for _, r := range recordLines(text) {
+			got = append(got, r.id)
+		}
+		m := ctNextCursor.FindStringSubmatch(text)
+		if m == nil {
+			return got, nil
+		}
+		args = map[string]any{"stream": args["stream"], "connection_id": args["connection_id"], "cursor": m[1]}
+	}
+	return got, args
+}
+
+func TestContentJourneysAcrossTime(t *testing.T) {
+	t.Parallel()
+	work := demodata.GmailWorkConnectionID
+	gmail := mockRS.bearer(t, demodata.GmailGrantID)
+	feed := rsChangeIDs(t, gmail, "messages", work)
+	if len(feed) < 20 {
+		t.Fatalf("the feed has %d changes; the journeys need at least 20", len(feed))
+	}
+	first := map[string]any{"stream": "messages", "connection_id": work, "changes_since": "beginning", "limit": 5}
+	client := func(t *testing.T, s *goSession) *textClient {
+		return &textClient{t: t, s: &goSession{t: t, cs: s.cs, schemas: s.schemas}}
+	}
+
+	t.Run("changes feed across a token refresh", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		c := client(t, stdioAt(t, root, gmail))
+		before, next := c.readChanges(first, 2)
+		if next == nil {
+			t.Fatal("the feed ended in 2 pages; the journey needs more")
+		}
+		writeStdioCache(t, root, refreshedToken(t, demodata.GmailGrantID)) // the host refreshed: only the new token is cached
+		after, _ := c.readChanges(next, 0)
+		if diff := cmp.Diff(feed, append(before, after...)); diff != "" {
+			t.Errorf("every change exactly once, in order, across the refresh (-rs +text):\n%s", diff)
+		}
+		t.Logf("%d changes before the refresh, %d after, in %d calls", len(before), len(after), c.calls)
+	})
+
+	t.Run("changes feed across a token refresh (hosted)", func(t *testing.T) {
+		t.Parallel()
+		endpoint := startServe(t)
+		c := client(t, connectHTTP(t, endpoint, gmail, defaultProtocol))
+		before, next := c.readChanges(first, 2)
+		if next == nil {
+			t.Fatal("the feed ended in 2 pages; the journey needs more")
+		}
+		// The host refreshed: every later request carries the new token.
+		c2 := client(t, connectHTTP(t, endpoint, refreshedToken(t, demodata.GmailGrantID), defaultProtocol))
+		after, _ := c2.readChanges(next, 0)
+		if diff := cmp.Diff(feed, append(before, after...)); diff != "" {
+			t.Errorf("every change exactly once, in order, across the refresh (-rs +text):\n%s", diff)
+		}
+		// Another grant's token cannot continue it, and is told why.
+		other := client(t, connectHTTP(t, endpoint, mockRS.bearer(t, demodata.GmailRestrictedGrantID), defaultProtocol))
+		if text, isErr := other.call("query_records", next); !isErr || !strings.Contains(text, "another grant") {
+			t.Errorf("another grant's token must be refused naming the grant mismatch:\n%s", text)
+		}
+	})
+
+	t.Run("changes feed across a stdio restart", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		s1 := stdioAt(t, root, gmail)
+		c1 := client(t, s1)
+		before, next := c1.readChanges(first, 2)
+		if next == nil {
+			t.Fatal("the feed ended in 2 pages; the journey needs more")
+		}
+		_ = s1.cs.Close() // the host stops the server between turns
+		c2 := client(t, stdioAt(t, root, gmail))
+		after, _ := c2.readChanges(next, 0)
+		if diff := cmp.Diff(feed, append(before, after...)); diff != "" {
+			t.Errorf("every change exactly once, in order, across the restart (-rs +text):\n%s", diff)
+		}
+		t.Logf("%d changes before the restart, %d after", len(before), len(after))
+	})
+
+	t.Run("search and field window across a token refresh (hosted)", func(t *testing.T) {
+		t.Parallel()
+		endpoint := startServe(t)
+		c := client(t, connectHTTP(t, endpoint, gmail, defaultProtocol))
+		truth := rsSearch(t, gmail, "invoice")
+		page := c.must("search", map[string]any{"q": "invoice", "limit": 3})
+		cursor := c.firstMatch(ctNextCursor, page)
+		var hits []string
+		for _, m := range ctHitLine.FindAllStringSubmatch(page, -1) {
+			hits = append(hits, m[1])
+		}
+		window := c.must("read_record_field", map[string]any{"connection_id": work, "stream": "message_bodies",
+			"record_id": demodata.LongBodyMessageID, "field_path": "body_text", "limit_chars": 4000})
+		wcursor := c.firstMatch(regexp.MustCompile(`"next":\{"tool":"read_record_field","args":\{[^}]*"cursor":"([^"]+)"`), window)
+
+		c = client(t, connectHTTP(t, endpoint, refreshedToken(t, demodata.GmailGrantID), defaultProtocol)) // the host refreshed
+		for range 100 {
+			page = c.must("search", map[string]any{"cursor": cursor})
+			for _, m := range ctHitLine.FindAllStringSubmatch(page, -1) {
+				hits = append(hits, m[1])
+			}
+			m := ctNextCursor.FindStringSubmatch(page)
+			if m == nil {
+				break
+			}
+			cursor = m[1]
+		}
+		sameSet(t, "search hits across the refresh", truth, hits)
+		next := c.must("read_record_field", map[string]any{"connection_id": work, "stream": "message_bodies",
+			"record_id": demodata.LongBodyMessageID, "field_path": "body_text", "cursor": wcursor})
+		if !strings.Contains(next, `"start_chars":4000`) {
+			t.Errorf("the field window did not continue at 4000 after the refresh:\n%.300s", next)
+		}
+	})
 }
