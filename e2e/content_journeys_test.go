@@ -876,7 +876,7 @@ func TestContentJourneysAcrossTime(t *testing.T) {
 	}
 	first := map[string]any{"stream": "messages", "connection_id": work, "changes_since": "beginning", "limit": 5}
 	client := func(t *testing.T, s *goSession) *textClient {
-		return &textClient{t: t, s: &goSession{t: t, cs: s.cs, schemas: s.schemas}}
+		return &textClient{t: t, s: &goSession{t: t, cs: s.cs, schemas: s.schemas}, r: textReader{}} // these journeys read the text
 	}
 
 	t.Run("changes feed across a token refresh", func(t *testing.T) {
