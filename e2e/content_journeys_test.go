@@ -179,8 +179,12 @@ type contentJourney struct {
 	run     func(t *testing.T, c *textClient)
 }
 
-// journeyViews are the views every journey runs in.
-var journeyViews = []pageReader{textReader{}, hostReader{}}
+// journeyViews are the views every journey runs in: the text, the host
+// view (what Claude Code hands the model), and a structured-aware client
+// that reads structuredContent alone, as an SDK program does (what Codex
+// hands the model, without its frame). The cost checks compare the host
+// view (index 1) with the text (index 0).
+var journeyViews = []pageReader{textReader{}, hostReader{}, structuredReader{}}
 
 // hostViewSlack is how much more than the text the host view may cost a
 // journey (issue 21: host-view bytes ≤ 1.1 × text bytes).
@@ -222,7 +226,8 @@ func TestContentOnlyJourneys(t *testing.T) {
 				res.pass, res.calls, res.bytes = append(res.pass, pass), append(res.calls, c.calls), append(res.bytes, c.bytes)
 				res.bare = append(res.bare, c.bare)
 			}
-			// Costs compare only when both views walked the whole journey.
+			// Costs compare only when both views walked the whole journey;
+			// the structured view is the host view less its link lines.
 			if text, host := res.bytes[0], res.bytes[1]; res.pass[0] && res.pass[1] && float64(host) > hostViewSlack*float64(text) {
 				t.Errorf("the host view costs %d B, over %.1f × the text's %d B", host, hostViewSlack, text)
 			}

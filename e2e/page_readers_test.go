@@ -139,6 +139,20 @@ func submatch(re *regexp.Regexp, s string) string {
 	return ""
 }
 
+// structuredReader is a structured-aware client: it reads the compact
+// structuredContent JSON alone (no link lines), with the host view's
+// readers; the text only where a result has no structuredContent.
+type structuredReader struct{ hostReader }
+
+func (structuredReader) view() string { return "structured" }
+
+func (structuredReader) page(r toolResult) string {
+	if r.Structured == nil {
+		return r.Text
+	}
+	return string(r.Structured)
+}
+
 // hostReader reads the host view: the compact structuredContent JSON (the
 // last line of the page; link lines come first) in the shapes of issue 21.
 type hostReader struct{}
