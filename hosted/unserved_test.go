@@ -21,7 +21,8 @@ var challengeDescription = regexp.MustCompile(`error_description="([^"]*)"`)
 
 // Issue 22 point 3: a token the RS refuses for good on the verification
 // read — a grant-package token (404 "Unknown source: unknown", D15), a
-// revoked grant (403 grant_revoked) — is never 503 "retry later": every
+// revoked grant (403 grant_revoked, whose remedy is a new sign-in: the
+// challenge a refresh or sign-in answers) — is never 503 "retry later": every
 // request, initialize included, gets 401 with error="invalid_token" and a
 // description saying what the token is, what this adapter serves and how
 // to get it. The verdict is remembered: the RS is asked once.
@@ -30,14 +31,14 @@ func TestHostedUnservedTokenIsExplained(t *testing.T) {
 	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
 	pkg := env.rs.Server.MintPackageToken()
 	cases := []struct {
-		name  string
-		token string
-		words []string // the description must carry each
+		name        string
+		token       string
+		words       []string // the description must carry each
+		sameMessage bool     // the body's message is the description
 	}{
 		{"grant-package token", pkg.AccessToken, []string{"grant-package token", "hosted-MCP source picker",
-			"serves grant-scoped client tokens", "pdpp connect", "has not configured sign-in sources"}},
-		{"revoked grant", demodata.RevokedToken, []string{"refused this token for good", "retrying does not help",
-			"serves grant-scoped client tokens", "pdpp connect"}},
+			"serves grant-scoped client tokens", "pdpp connect", "has not configured sign-in sources"}, true},
+		{"revoked grant", demodata.RevokedToken, []string{"sign in again"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestHostedUnservedTokenIsExplained(t *testing.T) {
 						t.Errorf("description lacks %q: %s", w, m[1])
 					}
 				}
-				if msg := res.errorBody(t)["message"]; msg != m[1] {
+				if msg := res.errorBody(t)["message"]; tc.sameMessage && msg != m[1] {
 					t.Errorf("body message %q differs from the description %q", msg, m[1])
 				}
 			}

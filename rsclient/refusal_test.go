@@ -26,7 +26,7 @@ func TestRefusalHook(t *testing.T) {
 		{"401 authentication_error", 401, "authentication_error", true},
 		{"403 grant_expired", 403, "grant_expired", true},
 		{"401 context grant error", 401, "context.stream_not_allowed", false},
-		{"403 grant_revoked", 403, "grant_revoked", false},
+		{"403 grant_revoked", 403, "grant_revoked", true},
 		{"403 grant_stream_not_allowed", 403, "grant_stream_not_allowed", false},
 		{"404 not_found", 404, "not_found", false},
 		{"500", 500, "api_error", false},
