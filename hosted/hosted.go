@@ -88,6 +88,12 @@ type Options struct {
 	// Logger receives the access log and auth diagnostics (never
 	// bearers). Default: discard.
 	Logger *slog.Logger
+	// SignIn, when set (DiscoverSignIn), publishes the header-free
+	// sign-in front: this adapter's own RFC 8414 metadata and an authorize
+	// endpoint that adds the operator's source selection, and the
+	// protected-resource metadata names this adapter as the authorization
+	// server. Nil: the RS's authorization servers are named, as they are.
+	SignIn *SignIn
 }
 
 // New returns the hosted HTTP handler for a: /mcp (stateless Streamable
@@ -123,6 +129,10 @@ func New(a *adapter.Server, opts Options) http.Handler {
 	mux.HandleFunc("GET /readyz", h.serveReady)
 	if opts.Metrics != nil && !opts.MetricsServedElsewhere {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
+	}
+	if opts.SignIn != nil {
+		mux.HandleFunc("GET "+asMetadataPath, h.serveASMetadata)
+		mux.HandleFunc("GET "+authorizePath, h.serveAuthorize)
 	}
 	registerPages(mux, h)
 	return observe(mux, opts.Metrics, h.log)
@@ -325,8 +335,13 @@ func (h *hosted) unservedExplanation(v bearerauth.Verdict) string {
 // howToGetToken is the last sentence of an explanation: the header-free
 // sign-in when the operator configured it, else pdpp connect.
 func (h *hosted) howToGetToken() string {
-	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one. " +
-		bearer.ConnectAdvice
+	if h.opts.SignIn != nil {
+		return "Sign in again through this adapter's own sign-in (its authorization-server metadata asks for the sources its operator configured), not at the resource server's authorization server directly. " +
+			bearer.ConnectAdvice
+	}
+	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one " +
+		"(an operator enables it with serve --sign-in-details FILE, a JSON authorization_details array, or --sign-in-connector ID; " +
+		"PDPP_MCP_SIGN_IN_DETAILS / PDPP_MCP_SIGN_IN_CONNECTOR). " + bearer.ConnectAdvice
 }
 
 // readMCPBody reads the request body within MaxBodyBytes; when it cannot
@@ -492,6 +507,11 @@ func bearerToken(values []string) (string, bool) {
 
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	servers := h.opts.AuthorizationServers
+	if h.opts.SignIn != nil {
+		// The front's metadata shares this document's origin, so its
+		// issuer and this list agree whatever origin a request sees.
+		servers = []string{h.origin(r)}
+	}
 	if len(servers) == 0 {
 		// The RS's document is cached and fetched once for all callers;
 		// an unauthenticated request waits for it at most metadataWait.
