@@ -161,6 +161,9 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 			var rsErr *rsclient.Error
 			if errors.As(err, &rsErr) {
 				if v, ok := refusalVerdict(rsErr); ok {
+					// A refusal is news about the token: nothing cached
+					// may vouch for it during a later outage.
+					a.ForgetGrant(adapter.NewGrant(token))
 					return v, nil
 				}
 			}
@@ -288,7 +291,21 @@ func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string
 			h.limit.vouch(g.Key)
 		}
 	}
+	if err != nil && h.servedBeforeOutage(g) {
+		h.log.Warn("RS unavailable; admitting a token it served recently, for calls the cache can answer", "token", g.Key)
+		return true
+	}
 	return h.acceptVerdict(w, r, v, err, g)
+}
+
+// servedBeforeOutage reports whether a token whose check failed (the RS
+// could not be asked) may still be admitted: only when the RS alone
+// judges tokens (JWT and introspection carry expiries the door would then
+// outlive) and the RS served it as a client token within the last-good
+// schema's lifetime. A token the RS refused since is forgotten
+// (ForgetGrant), so this never outlives a refusal the adapter has seen.
+func (h *hosted) servedBeforeOutage(g adapter.Grant) bool {
+	return h.opts.Auth.JWT == nil && h.opts.Auth.Introspection == nil && h.a.ServedWithin(g)
 }
 
 // acceptVerdict reports whether the verdict admits the request (a client
@@ -382,6 +399,7 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	if refused.Load() {
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
+		h.a.ForgetGrant(g)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
 		h.challenge(w, r, "Invalid or expired token", invalidToken("The resource server refused the access token (expired or revoked); refresh it or sign in again."))
 		return
