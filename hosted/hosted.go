@@ -88,6 +88,12 @@ type Options struct {
 	// Logger receives the access log and auth diagnostics (never
 	// bearers). Default: discard.
 	Logger *slog.Logger
+	// SignIn, when set (DiscoverSignIn), publishes the header-free
+	// sign-in front: this adapter's own RFC 8414 metadata and an authorize
+	// endpoint that adds the operator's source selection, and the
+	// protected-resource metadata names this adapter as the authorization
+	// server. Nil: the RS's authorization servers are named, as they are.
+	SignIn *SignIn
 }
 
 // New returns the hosted HTTP handler for a: /mcp (stateless Streamable
@@ -124,6 +130,10 @@ func New(a *adapter.Server, opts Options) http.Handler {
 	if opts.Metrics != nil && !opts.MetricsServedElsewhere {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	if opts.SignIn != nil {
+		mux.HandleFunc("GET "+asMetadataPath, h.serveASMetadata)
+		mux.HandleFunc("GET "+authorizePath, h.serveAuthorize)
+	}
 	registerPages(mux, h)
 	return observe(mux, opts.Metrics, h.log)
 }
@@ -151,6 +161,9 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 			var rsErr *rsclient.Error
 			if errors.As(err, &rsErr) {
 				if v, ok := refusalVerdict(rsErr); ok {
+					// A refusal is news about the token: nothing cached
+					// may vouch for it during a later outage.
+					a.ForgetGrant(adapter.NewGrant(token))
 					return v, nil
 				}
 			}
@@ -278,7 +291,21 @@ func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string
 			h.limit.vouch(g.Key)
 		}
 	}
+	if err != nil && h.servedBeforeOutage(g) {
+		h.log.Warn("RS unavailable; admitting a token it served recently, for calls the cache can answer", "token", g.Key)
+		return true
+	}
 	return h.acceptVerdict(w, r, v, err, g)
+}
+
+// servedBeforeOutage reports whether a token whose check failed (the RS
+// could not be asked) may still be admitted: only when the RS alone
+// judges tokens (JWT and introspection carry expiries the door would then
+// outlive) and the RS served it as a client token within the last-good
+// schema's lifetime. A token the RS refused since is forgotten
+// (ForgetGrant), so this never outlives a refusal the adapter has seen.
+func (h *hosted) servedBeforeOutage(g adapter.Grant) bool {
+	return h.opts.Auth.JWT == nil && h.opts.Auth.Introspection == nil && h.a.ServedWithin(g)
 }
 
 // acceptVerdict reports whether the verdict admits the request (a client
@@ -325,8 +352,13 @@ func (h *hosted) unservedExplanation(v bearerauth.Verdict) string {
 // howToGetToken is the last sentence of an explanation: the header-free
 // sign-in when the operator configured it, else pdpp connect.
 func (h *hosted) howToGetToken() string {
-	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one. " +
-		bearer.ConnectAdvice
+	if h.opts.SignIn != nil {
+		return "Sign in again through this adapter's own sign-in (its authorization-server metadata asks for the sources its operator configured), not at the resource server's authorization server directly. " +
+			bearer.ConnectAdvice
+	}
+	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one " +
+		"(an operator enables it with serve --sign-in-details FILE, a JSON authorization_details array, or --sign-in-connector ID; " +
+		"PDPP_MCP_SIGN_IN_DETAILS / PDPP_MCP_SIGN_IN_CONNECTOR). " + bearer.ConnectAdvice
 }
 
 // readMCPBody reads the request body within MaxBodyBytes; when it cannot
@@ -367,6 +399,7 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	if refused.Load() {
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
+		h.a.ForgetGrant(g)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
 		h.challenge(w, r, "Invalid or expired token", invalidToken("The resource server refused the access token (expired or revoked); refresh it or sign in again."))
 		return
@@ -492,6 +525,11 @@ func bearerToken(values []string) (string, bool) {
 
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	servers := h.opts.AuthorizationServers
+	if h.opts.SignIn != nil {
+		// The front's metadata shares this document's origin, so its
+		// issuer and this list agree whatever origin a request sees.
+		servers = []string{h.origin(r)}
+	}
 	if len(servers) == 0 {
 		// The RS's document is cached and fetched once for all callers;
 		// an unauthenticated request waits for it at most metadataWait.

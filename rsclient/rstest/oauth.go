@@ -167,6 +167,7 @@ func (s *Server) register(c *call) {
 	}
 	s.as.clients[cl.ID] = cl
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	s.writeJSON(c, http.StatusCreated, obj{{"client_id", cl.ID}, {"client_id_issued_at", s.opts.Now().Unix()},
 		{"client_name", cl.Name}, {"redirect_uris", cl.RedirectURIs}, {"token_endpoint_auth_method", "none"},
 		{"grant_types", []string{"authorization_code", "refresh_token"}}, {"response_types", []string{"code"}}})
@@ -288,6 +289,7 @@ func (s *Server) rotateRefresh(c *call, f url.Values) {
 	}
 	s.as.mu.Unlock()
 	if msg != "" {
+		s.saveAuthState() // a reuse revoked the sign-in
 		s.oauthError(c, http.StatusBadRequest, "invalid_grant", msg)
 		return
 	}
@@ -311,6 +313,7 @@ func (s *Server) issueTokens(c *call, clientID, family string, sel selection) {
 	s.as.mu.Lock()
 	s.as.refresh[rt] = &refreshToken{clientID: clientID, family: family, sel: sel}
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	body := obj{{"access_token", m.AccessToken}, {"token_type", "Bearer"}}
 	if m.ExpiresIn > 0 {
 		body = append(body, kv{"expires_in", m.ExpiresIn})
@@ -346,6 +349,7 @@ func (s *Server) revoke(c *call) {
 		s.as.revoked[rt.family] = true
 	}
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	s.writeJSON(c, http.StatusOK, obj{})
 }
 

@@ -38,7 +38,11 @@ type selection struct {
 type authorizationDetail struct {
 	Type        string `json:"type"`
 	ConnectorID string `json:"connector_id"`
-	Source      *struct {
+	// Source is the reference's shape ({"kind":"connector","id":…},
+	// server/routes/as-consent-ui-helpers.ts); connector_id in either
+	// place is read too.
+	Source *struct {
+		ID          string `json:"id"`
 		ConnectorID string `json:"connector_id"`
 	} `json:"source"`
 	Streams []struct {
@@ -94,6 +98,9 @@ func (s *Server) selectByDetails(raw string) (selection, error) {
 	connector := d.ConnectorID
 	if d.Source != nil && d.Source.ConnectorID != "" {
 		connector = d.Source.ConnectorID
+	}
+	if d.Source != nil && d.Source.ID != "" {
+		connector = d.Source.ID
 	}
 	var conns []string
 	for _, st := range d.Streams {

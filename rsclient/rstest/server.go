@@ -35,6 +35,13 @@ type Options struct {
 	AuthGrantID string
 	// AuthDeny starts the authorization server denying every request.
 	AuthDeny bool
+	// AuthStateFile, when set, keeps the authorization server's state
+	// (registered clients, refresh tokens, revoked sign-ins, issued access
+	// tokens) in this file across restarts (oauth_persist.go): a host's
+	// saved sign-in keeps working. It holds live bearers (written 0600).
+	AuthStateFile string
+	// OnPersistError, when set, hears a failure to write AuthStateFile.
+	OnPersistError func(error)
 	// AuthRealPosture mounts the authorization server in the real AS's
 	// posture (oauth_selection.go, real-rs-differences D15): a generic
 	// authorize request gets a grant-package token /v1 refuses,
@@ -113,6 +120,7 @@ type Server struct {
 	// started is when dataset grant tokens count as issued.
 	started time.Time
 	tokens  tokenTable
+	persist authPersister
 	as      authServer
 
 	mu       sync.Mutex
@@ -170,6 +178,11 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 		refresh: map[string]*refreshToken{}, revoked: map[string]bool{}}
 	if opts.AuthGrantID != "" && !s.hasGrant(opts.AuthGrantID) {
 		return nil, &ValidationError{Problems: []string{"AuthGrantID " + opts.AuthGrantID + " is not a grant of the dataset"}}
+	}
+	if opts.AuthStateFile != "" {
+		if err := s.loadAuthState(); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Faults != nil {
 		f := *opts.Faults

@@ -62,7 +62,11 @@ type MintedToken struct {
 // Server's clock. It expires after Options.TokenTTL (never when zero). The
 // grant's earlier tokens keep working until they expire.
 func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
-	return s.mintClientToken(grantID, "")
+	m, err := s.mintClientToken(grantID, "")
+	if err == nil {
+		s.saveAuthState()
+	}
+	return m, err
 }
 
 // mintClientToken issues a client access token for grantID as part of the
