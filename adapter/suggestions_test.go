@@ -17,7 +17,7 @@ import (
 
 // suggestedCallRE finds each call a schema line suggests: a tool name, then
 // one or more JSON argument objects joined by " or ".
-var suggestedCallRE = regexp.MustCompile(`(query_records|aggregate|search|read_record_field|fetch) ((?:\{[^{}]*\})(?: or \{[^{}]*\})*)`)
+var suggestedCallRE = regexp.MustCompile(`(query_records|aggregate|search|read_record_field|fetch|schema) ((?:\{[^{}]*\})(?: or \{[^{}]*\})*)`)
 
 // suggestedCalls are every (tool, arguments) a schema(stream) page
 // suggests, read from the text and from structuredContent alike: a host

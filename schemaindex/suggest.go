@@ -1,6 +1,8 @@
 package schemaindex
 
 import (
+	"github.com/agnivade/levenshtein"
+
 	"slices"
 	"strings"
 )
@@ -57,9 +59,14 @@ func (ix *Index) UnknownConnection(id string) *UnknownConnectionError {
 	return &UnknownConnectionError{ConnectionID: id, Known: closest(id, ids, DefaultCandidateCap), Total: len(ids)}
 }
 
-// closest returns up to n names, those sharing a substring or prefix with
-// want first (a cheap similarity that catches "message" vs "messages"), then
-// the rest in index order.
+// ClosestNames returns up to n of names, the likeliest meant by want
+// first: a "did you mean" list for a misspelt field, tool or argument.
+func ClosestNames(want string, names []string, n int) []string { return closest(want, names, n) }
+
+// closest returns up to n names, those sharing a substring with want
+// first (a cheap similarity that catches "message" vs "messages"), then
+// those sharing a prefix or within two edits ("subjet" vs "subject"),
+// then the rest in index order.
 func closest(want string, names []string, n int) []string {
 	w := strings.ToLower(want)
 	score := func(s string) int {
@@ -67,7 +74,7 @@ func closest(want string, names []string, n int) []string {
 		switch {
 		case w != "" && (strings.Contains(l, w) || strings.Contains(w, l)):
 			return 0
-		case commonPrefix(l, w) >= 3:
+		case commonPrefix(l, w) >= 3 || levenshtein.ComputeDistance(l, w) <= 2:
 			return 1
 		}
 		return 2
