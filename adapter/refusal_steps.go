@@ -87,8 +87,13 @@ func fieldSuggestions(src schemaindex.StreamSource, message, stream, connectionI
 		return []string{fmt.Sprintf(`the stream's fields: schema {"stream":%q}`, stream)}
 	}
 	want := m[1] + m[2]
-	near := schemaindex.ClosestNames(want, grantedNames(src, len(src.FieldCaps)), maxFieldSuggestions)
-	steps := []string{fmt.Sprintf("no granted field %q in %s; did you mean %s", want, stream, strings.Join(quoteAll(near), " or "))}
+	names := grantedNames(src, len(src.FieldCaps))
+	near := schemaindex.NearNames(want, names, maxFieldSuggestions)
+	step := fmt.Sprintf("no granted field %q in %s; did you mean %s", want, stream, strings.Join(quoteAll(near), " or "))
+	if len(near) == 0 {
+		step = fmt.Sprintf("no granted field %q in %s; its granted fields: %s", want, stream, strings.Join(names[:min(len(names), 24)], ", "))
+	}
+	steps := []string{step}
 	call := fmt.Sprintf(`schema {"stream":%q}`, stream)
 	if connectionID != "" {
 		call = fmt.Sprintf(`schema {"stream":%q,"connection_id":%q}`, stream, connectionID)

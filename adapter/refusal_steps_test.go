@@ -79,3 +79,20 @@ func TestRefusalsNameStepsThatWork(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownArgumentDidYouMean: a misspelt argument names the argument
+// meant, in both channels, and the corrected call works.
+func TestUnknownArgumentDidYouMean(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	r := e.c.call("query_records", map[string]any{"strem": "messages", "limt": 2})
+	joined := strings.Join(nextSteps(t, r), "\n")
+	for _, w := range []string{`no argument "strem"; did you mean "stream"`, `no argument "limt"; did you mean "limit"`} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("next steps lack %s:\n%s", w, joined)
+		}
+	}
+	if r := e.c.call("query_records", map[string]any{"stream": "messages", "limit": 2}); r.IsError {
+		t.Fatal(r.text())
+	}
+}
