@@ -36,6 +36,9 @@ type toolError struct {
 	// Warnings are the call's source warnings, rendered beside the error
 	// object (R-11).
 	Warnings []warning
+	// Next are the calls that work instead (issue 24.2), rendered beside
+	// the error object in both channels.
+	Next []string
 }
 
 func (e *toolError) Error() string { return string(e.envelope()) }
@@ -55,13 +58,14 @@ func (e *toolError) envelope() json.RawMessage {
 type errorBody struct {
 	Error      json.RawMessage `json:"error"`
 	HTTPStatus int             `json:"http_status,omitempty"`
+	NextSteps  []string        `json:"next_steps,omitempty"`
 	Warnings   []warning       `json:"warnings,omitempty"`
 }
 
 // body is the compact JSON of {error, http_status?, warnings?}: an error
 // result's text and structured content, and a resource error's message.
 func (e *toolError) body() json.RawMessage {
-	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, Warnings: e.Warnings})
+	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, NextSteps: e.Next, Warnings: e.Warnings})
 }
 
 // field is one ordered member whose key comes from runtime data: an error

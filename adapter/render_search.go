@@ -86,15 +86,18 @@ func (p *searchPage) sourceMix() []sourceCount {
 	return out
 }
 
-// firstTerm is the first highlighted term of a snippet (the exact text the
-// field contains, so a case-sensitive field-window q finds it), else the query.
-func firstTerm(snippet, q string) string {
+// markedTerm is the first highlighted term of a snippet: the exact text
+// the field contains, so a case-sensitive field-window q finds it. "" when
+// the snippet marks nothing (a semantic or hybrid hit): the query's words
+// need not occur in the field then (issue 24.3: on the real RS 4 of 5
+// semantic continuations with q failed with query_not_found).
+func markedTerm(snippet string) string {
 	if _, rest, ok := strings.Cut(snippet, "<mark>"); ok {
 		if term, _, ok := strings.Cut(rest, "</mark>"); ok && strings.TrimSpace(term) != "" {
 			return term
 		}
 	}
-	return q
+	return ""
 }
 
 // searchTextBudget is the content[] byte budget of a page of n hits:
@@ -103,7 +106,12 @@ func searchTextBudget(n int) int { return 2000 + 250*n }
 
 // searchFooter says what to do with a hit; printed once per page.
 const searchFooter = "\nhit lines: fetch id \"title\" (source) matched_field: snippet, cut with …; " +
-	"fetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
+	"fetch(id) returns a hit as a document; " + continuationHow + "."
+
+// continuationHow is the per-mode way on from a hit, the same in both
+// channels: q only where the snippet marks a word the field contains.
+const continuationHow = "read_record_field(id, field_path, q=a word marked in the snippet) reads the text around a lexical match; " +
+	"a hit with no marked word (semantic, hybrid) reads from the field's start: read_record_field(id, field_path)"
 
 // maxRetryWarningText bounds a warning that ends in the exact call to
 // retry: it repeats the caller's own arguments (q up to 1,000 characters,
@@ -328,8 +336,8 @@ func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
 	if h.SnippetField == "" {
 		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "hit 1", "", "application/json")}
 	}
-	q := firstTerm(h.Snippet, a.Q)
-	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
+	q := markedTerm(h.Snippet)
+	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: q != ""})
 	return []mcp.Content{mcp.NewResourceLink(uri, "hit 1 match", "", "text/plain")}
 }
 

@@ -202,11 +202,12 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 // schema is dropped so the next call sees the RS's current grant.
 func (s *Server) rsError(set *sourceSet, g Grant, err error, stream, connectionID string) *toolError {
 	var rsErr *rsclient.Error
-	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized {
-		return fromError(err)
-	}
-	if !strings.HasPrefix(rsErr.Code, "context.") {
-		return fromError(err)
+	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized || !strings.HasPrefix(rsErr.Code, "context.") {
+		te := fromError(err)
+		if rsErr != nil && te.Code == rsErr.Code {
+			te.Next = s.refusalSteps(set, g, rsErr, stream, connectionID)
+		}
+		return te
 	}
 	s.schemas.forget(g)
 	if rsErr.Code == "context.instance_mismatch" && connectionID != "" {

@@ -30,7 +30,7 @@ func hitRow(h searchHit, shown hitShown) [5]string {
 
 // searchHow is the structured page's hint: what to do with a hit.
 const searchHow = "hits are [id,title,source,field,snippet], cut with …; fetch(id) for the document; " +
-	"read_record_field(id, field_path=field, q) for the text around a match; cursor=next_cursor for more"
+	continuationHow + "; cursor=next_cursor for more"
 
 func (p *searchPage) structured() searchResult {
 	l := p.layout()

@@ -71,6 +71,7 @@ type Server struct {
 	creds   *credentialSet
 	args    *argValidator
 	prm     *prmCache
+	probes  *probeCache
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -111,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		creds:   newCredentialSet(cfg.Grants, cfg.Reload, cfg.CacheStamp, cfg.Reconnect, cfg.Now),
 		schemas: newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
 		prm:     newPRMCache(prmTTL, cfg.Now),
+		probes:  newProbeCache(cfg.Now),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 	}

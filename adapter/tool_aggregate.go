@@ -92,7 +92,7 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,
 	})
 	if err != nil {
-		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
+		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
 	}
 	view := newAggregateView(a, agg, set.warns)
 	return textResult(view.text(), view)

@@ -86,7 +86,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
-		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
+		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
 	}
 	s.nextRecordsCursor(list, a, prev, g)
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})

@@ -48,6 +48,7 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if err != nil {
 		return set.annotate(errorResult(nameError(set.ix, err, "")))
 	}
+	s.learnCapabilities(ctx, set, &view)
 	if a.Detail != "full" {
 		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
 	}
