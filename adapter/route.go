@@ -35,6 +35,9 @@ type sourceSet struct {
 	// blind counts failed grants with no cached index: their streams and
 	// connections are unknown, so a name missing from ix may be theirs.
 	blind int
+	// picked is the call's grant_id: the grant a source-required read
+	// must use ("" lets routing choose).
+	picked string
 }
 
 // sources verifies the call's grants and merges their compact schemas.
@@ -50,7 +53,7 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
-	set := &sourceSet{warns: warns}
+	set := &sourceSet{warns: warns, picked: grantChoice(ctx)}
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {
@@ -238,12 +241,21 @@ func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
 		return Grant{}, te
 	}
 	grants, ix := set.grants, set.ix
-	if len(grants) == 1 {
+	if len(grants) == 1 && set.picked == "" {
 		return grants[0], nil
 	}
-	keys := ix.ServingGrants(stream, connectionID)
+	serving := ix.ServingGrants(stream, connectionID)
+	keys, te := set.pickGrant(serving, stream, connectionID)
+	if te != nil {
+		return Grant{}, te
+	}
 	if len(keys) == 1 {
-		return grantByKey(grants, keys[0]), nil
+		g := grantByKey(grants, keys[0])
+		if len(serving) > 1 {
+			set.warns = append(set.warns, warning{Code: "grant_chosen", GrantID: g.ID,
+				Message: fmt.Sprintf("%d cached grants serve this read; answered by grant %s (%s), as grant_id asked", len(serving), g.ID, grantLabel(ix, g.Key))})
+		}
+		return g, nil
 	}
 	// Several grants serve the read (overlapping grants): never let cache
 	// order pick a narrower one. The grant that covers the others (every
@@ -374,11 +386,11 @@ func grantChoiceError(ix *schemaindex.Index, grants []Grant, keys []string, stre
 		items = append(items, map[string]any{"grant_id": grantByKey(grants, k).ID, "label": grantLabel(ix, k),
 			"streams": len(cov), "granted_fields": fields})
 	}
-	extras := []field{{"param", "connection_id"}, {"available_grants", items}, {"available_grant_count", len(keys)}}
+	extras := []field{{"param", "grant_id"}, {"retry_with", "grant_id"}, {"available_grants", items}, {"available_grant_count", len(keys)}}
 	if len(keys) > maxCandidates {
 		extras = append(extras, field{"available_grants_truncated", true})
 	}
 	return newAdapterError("ambiguous_grant",
-		fmt.Sprintf("%d cached grants serve connection %s and none covers the others (each gives streams or fields the other lacks), so no answer would be complete; keep only the grant you mean in the credential cache (pdpp connect), or narrow the read to what one grant gives", len(keys), connectionID),
+		fmt.Sprintf("%d cached grants serve connection %s and none covers the others (each gives streams or fields the other lacks), so no answer would be complete; retry with grant_id set to the grant you mean (%s)", len(keys), connectionID, strings.Join(grantIDs(ix, keys), " or ")),
 		extras...)
 }

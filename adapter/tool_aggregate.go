@@ -33,6 +33,7 @@ type aggregateArgs struct {
 	Limit        int             `json:"limit"`
 	Filter       json.RawMessage `json:"filter"`
 	ConnectionID string          `json:"connection_id"`
+	GrantID      string          `json:"grant_id"`
 }
 
 // check enforces the cross-field rules the input schema cannot express
@@ -69,6 +70,10 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
+	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+		return errorResult(e)
+	}
+	ctx = withGrantChoice(ctx, a.GrantID)
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}

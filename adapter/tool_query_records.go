@@ -14,9 +14,9 @@ var queryRecordsTool = toolSpec{
 	Title: "Query PDPP records",
 	Description: "Read one stream's records. Continue with cursor=next_cursor alone (same stream and connection_id; " +
 		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
-		"next_changes_since appears on the last page only, as the bookmark for the next read. " +
+		"next_changes_since (last page only) is the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
-		"Text lists every record of the page with its fetch id (long values cut to fit) and every paging handle.",
+		"Shows every record with its fetch id and every paging handle.",
 	Handle: handleQueryRecords,
 }
 
@@ -34,6 +34,7 @@ type queryRecordsArgs struct {
 	ExpandLimit  json.RawMessage `json:"expand_limit"`
 	ChangesSince string          `json:"changes_since"`
 	ConnectionID string          `json:"connection_id"`
+	GrantID      string          `json:"grant_id"`
 }
 
 func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -41,6 +42,10 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
+	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+		return errorResult(e)
+	}
+	ctx = withGrantChoice(ctx, a.GrantID)
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}
