@@ -4,16 +4,20 @@ import (
 	"bufio"
 	"encoding/json"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
 // The demo in the real authorization server's posture (issue 22): `demo
@@ -135,14 +139,14 @@ type accessLine struct {
 }
 
 // mcpStatuses are the statuses the adapter answered on /mcp, in order,
-// read from a JSON log.
-func mcpStatuses(log string) []int {
+// read from a JSON log; method "" is every method.
+func mcpStatuses(log, method string) []int {
 	var out []int
 	sc := bufio.NewScanner(strings.NewReader(log))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var l accessLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "http request" && l.Path == "/mcp" {
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "http request" && l.Path == "/mcp" && (method == "" || l.Method == method) {
 			out = append(out, l.Status)
 		}
 	}
@@ -248,7 +252,7 @@ func TestTypeScriptSDKRealAuth(t *testing.T) {
 		if last.Error != "invalid_token" {
 			t.Errorf("the package token's challenge error is %q, want invalid_token", last.Error)
 		}
-		statuses := mcpStatuses(log.String())
+		statuses := mcpStatuses(log.String(), "")
 		if countStatus(w.MCPStatuses, 503)+countStatus(statuses, 503) > 0 || w.MCPOK > 0 {
 			t.Errorf("/mcp answers: client saw %v, adapter logged %v; want 401s only, never 503 or data", w.MCPStatuses, statuses)
 		}
@@ -262,4 +266,155 @@ func origin(u string) string {
 		return u
 	}
 	return parsed.Scheme + "://" + parsed.Host
+}
+
+// hostTokenTTL is the client tokens' lifetime in the host journeys: long
+// enough for a host to start and make its first call on the first token,
+// short enough that the test waits it out (each journey runs ~ttl + 15 s).
+const hostTokenTTL = 15 * time.Second
+
+// realAuthHost drives one host (Claude Code or Codex) through the sign-in
+// and a scripted model turn, with one HOME for all of it.
+type realAuthHost struct {
+	name string
+	// signIn registers the adapter at mcpURL under hostedServerKey and
+	// signs in (the test plays the browser).
+	signIn func(t *testing.T, h *hostRun, mcpURL string)
+	// turn runs one model turn against h.model.
+	turn func(t *testing.T, h *hostRun) (string, error)
+}
+
+// hostRun is one host's HOME, working directory and model endpoint.
+type hostRun struct {
+	env   []string
+	dir   string
+	model *scriptedModel
+}
+
+// realAuthHosts are the two hosts, set up as in host_captures_test.go.
+func realAuthHosts() []realAuthHost {
+	return []realAuthHost{{
+		name: "claude",
+		signIn: func(t *testing.T, h *hostRun, mcpURL string) {
+			if out, err := runHost(t, h.dir, h.env, "claude mcp add --transport http "+hostedServerKey+" "+mcpURL); err != nil {
+				t.Fatalf("claude mcp add: %v\n%s", err, out)
+			}
+			claudeSignIn(t, h.dir, h.env)
+		},
+		turn: func(t *testing.T, h *hostRun) (string, error) {
+			return runHost(t, h.dir, h.env, "claude -p 'Use the pdpp tools.' --allowedTools mcp__"+hostedServerKey+" --output-format json </dev/null")
+		},
+	}, {
+		name: "codex",
+		signIn: func(t *testing.T, h *hostRun, mcpURL string) {
+			codexSignIn(t, h.env, "codex mcp add "+hostedServerKey+" --url "+mcpURL)
+		},
+		turn: func(t *testing.T, h *hostRun) (string, error) {
+			return runHost(t, h.dir, h.env, "codex exec --skip-git-repo-check --json 'Use the pdpp tools.' </dev/null")
+		},
+	}}
+}
+
+// newHostRun prepares a host's HOME with its model endpoint: Claude Code
+// through ANTHROPIC_BASE_URL, Codex through a custom provider.
+func newHostRun(t *testing.T, host string, steps []scriptStep) *hostRun {
+	t.Helper()
+	bins := hostBins(t)
+	h := &hostRun{dir: t.TempDir(), model: newScriptedModel(t, hostedServerKey, steps)}
+	if host == "claude" {
+		h.env = hostEnv(t, bins, newOfflineProxy(t), "ENABLE_TOOL_SEARCH=false",
+			"ANTHROPIC_BASE_URL="+h.model.url, "ANTHROPIC_API_KEY=sk-ant-e2e-scripted-model-no-key")
+		return h
+	}
+	h.env = hostEnv(t, bins, newOfflineProxy(t))
+	config := `model = "scripted"
+model_provider = "scripted"
+
+[model_providers.scripted]
+name = "scripted model"
+base_url = "` + h.model.url + `/v1"
+wire_api = "responses"
+requires_openai_auth = false
+
+[features]
+plugins = false
+
+[analytics]
+enabled = false
+`
+	if err := os.WriteFile(filepath.Join(envValue(h.env, "CODEX_HOME"), "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// readBothStep reads Gmail messages across the grant: a page of records of
+// both connections. wait, when set, runs before the call is handed to the
+// host (while the model "thinks").
+func readBothStep(wait func()) scriptStep {
+	return scriptStep{tool: "query_records", args: func([]hostCapture) map[string]any {
+		if wait != nil {
+			wait()
+		}
+		return map[string]any{"stream": "messages", "limit": 10}
+	}}
+}
+
+// checkReadBoth: the host handed the model records of both connections.
+func checkReadBoth(t *testing.T, what string, c hostCapture) {
+	t.Helper()
+	for _, conn := range []string{demodata.GmailWorkConnectionID, demodata.GmailPersonalConnectionID} {
+		if c.isError || !strings.Contains(c.model, conn) {
+			t.Errorf("%s: the model got no record of %s (error %t):\n%.800s", what, conn, c.isError, c.model)
+		}
+	}
+}
+
+// TestHostsRealAuth: Claude Code and Codex sign in header-free through
+// the sign-in front of `demo --real-auth` (both Gmail connections); the
+// demo restarts between sign-in and use; then one model turn reads records
+// of both connections, waits until the token in use has expired (the RS
+// answers 403 grant_expired, the adapter a 401 challenge) and reads again:
+// the host refreshes by itself, without a new sign-in or `logout`.
+func TestHostsRealAuth(t *testing.T) {
+	t.Parallel()
+	for _, host := range realAuthHosts() {
+		t.Run(host.name, func(t *testing.T) {
+			t.Parallel()
+			demo := startRealDemo(t, hostTokenTTL)
+			var firstCall time.Time
+			var once sync.Once
+			// The second read waits until every token the host could have
+			// used for the first has expired.
+			waitPastExpiry := func() {
+				once.Do(func() {
+					firstCall = time.Now()
+					time.Sleep(hostTokenTTL + 2*time.Second)
+				})
+			}
+			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil), readBothStep(waitPastExpiry)})
+			host.signIn(t, h, demo.ready.MCPURL)
+			signedIn := time.Now()
+			demo.restart()
+			restartedAt := len(demo.log.String())
+			out, err := host.turn(t, h)
+			checkScriptRan(t, host.name, h.model, out, err)
+			caps, _, _, _ := h.model.recorded()
+			if len(caps) != 2 {
+				t.Fatalf("%d of 2 tool results reached the model:\n%s", len(caps), out)
+			}
+			checkReadBoth(t, "before expiry", caps[0])
+			checkReadBoth(t, "after expiry", caps[1])
+			after := demo.log.String()[restartedAt:]
+			statuses, posts := mcpStatuses(after, ""), mcpStatuses(after, http.MethodPost)
+			t.Logf("%s: first call %.1fs after sign-in (token ttl %s); after the restart /mcp answered POSTs %v, all %v; RS refused an expired token: %t",
+				host.name, firstCall.Sub(signedIn).Seconds(), hostTokenTTL, posts, statuses, strings.Contains(after, `"error_code":"grant_expired"`))
+			if n := countStatus(statuses, 503); n > 0 {
+				t.Errorf("%d answers 503 on /mcp after the restart: %v", n, statuses)
+			}
+			if strings.Contains(after, `"path":"/oauth/authorize"`) {
+				t.Error("the host went through the browser sign-in again after the restart")
+			}
+		})
+	}
 }
