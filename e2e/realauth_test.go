@@ -418,3 +418,42 @@ func TestHostsRealAuth(t *testing.T) {
 		})
 	}
 }
+
+// TestHostsPackageToken: Claude Code and Codex sign in header-free at an
+// adapter without the sign-in front, over the RS in the real AS's posture.
+// The sign-in itself succeeds (the AS issues a grant-package token); the
+// adapter must then answer that token with its 401 explanation — never
+// 503, never data — and the host must not loop on it.
+func TestHostsPackageToken(t *testing.T) {
+	t.Parallel()
+	demo := startRealDemo(t, 0)
+	for _, host := range realAuthHosts() {
+		t.Run(host.name, func(t *testing.T) {
+			t.Parallel()
+			bare, log := startBareServe(t, demo.ready.RSURL)
+			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil)})
+			host.signIn(t, h, bare)
+			out, err := host.turn(t, h)
+			caps, offered, requests, _ := h.model.recorded()
+			t.Logf("%s turn (%v); model endpoint requests %q, tools offered %q:\n%.3000s", host.name, err, requests, offered, out)
+			if len(caps) > 0 {
+				t.Errorf("the host read data with a package token: %q", caps[0].model)
+			}
+			got := log.String()
+			all, posts := mcpStatuses(got, ""), mcpStatuses(got, http.MethodPost)
+			t.Logf("%s: the adapter answered /mcp POSTs %v, all %v; the host's output names the grant-package token: %t",
+				host.name, posts, all, strings.Contains(out, "grant-package token"))
+			if !strings.Contains(got, `"msg":"token the RS does not serve to this adapter"`) || !strings.Contains(got, `"package":true`) {
+				t.Error("the adapter never saw the package token: the host did not present it")
+			}
+			if n := countStatus(all, 503); n > 0 || countStatus(posts, 200) > 0 || countStatus(posts, 401) == 0 {
+				t.Errorf("/mcp answers %v; want 401s (the explanation), no 200 and never 503", all)
+			}
+			// A host that gives up after the refused token sends a handful;
+			// a loop sends many.
+			if len(all) > 30 {
+				t.Errorf("the host sent %d /mcp requests: it loops on the refusal", len(all))
+			}
+		})
+	}
+}
