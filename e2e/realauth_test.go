@@ -103,9 +103,15 @@ func (d *realDemo) start() {
 }
 
 // restart stops the demo as Ctrl-C does and starts it again with the same
-// flags: everything in memory is gone, the cache directory remains.
-func (d *realDemo) restart() {
+// flags but the client tokens' lifetime ttl: everything in memory is gone,
+// the cache directory remains.
+func (d *realDemo) restart(ttl time.Duration) {
 	d.t.Helper()
+	for i, a := range d.args {
+		if a == "--token-ttl" {
+			d.args[i+1] = ttl.String()
+		}
+	}
 	_ = d.cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- d.cmd.Wait() }()
@@ -268,10 +274,17 @@ func origin(u string) string {
 	return parsed.Scheme + "://" + parsed.Host
 }
 
-// hostTokenTTL is the client tokens' lifetime in the host journeys: long
-// enough for a host to start and make its first call on the first token,
-// short enough that the test waits it out (each journey runs ~ttl + 15 s).
+// hostTokenTTL is the client tokens' lifetime once the host journey's
+// demo restarts: long enough for a host to start and make its first call
+// on the token it signed in with, short enough that the test waits it out
+// (each journey runs ~hostTokenTTL + 10 s).
 const hostTokenTTL = 15 * time.Second
+
+// hostSignInTTL is the lifetime the host is told at sign-in (expires_in).
+// It outlives the journey, so a host that refreshes ahead of expiry has no
+// reason to: only the RS's refusal (403 grant_expired, the adapter's 401)
+// can make it refresh, which is the path under test.
+const hostSignInTTL = time.Hour
 
 // realAuthHost drives one host (Claude Code or Codex) through the sign-in
 // and a scripted model turn, with one HOME for all of it.
@@ -372,30 +385,33 @@ func checkReadBoth(t *testing.T, what string, c hostCapture) {
 
 // TestHostsRealAuth: Claude Code and Codex sign in header-free through
 // the sign-in front of `demo --real-auth` (both Gmail connections); the
-// demo restarts between sign-in and use; then one model turn reads records
-// of both connections, waits until the token in use has expired (the RS
-// answers 403 grant_expired, the adapter a 401 challenge) and reads again:
-// the host refreshes by itself, without a new sign-in or `logout`.
+// demo restarts between sign-in and use (with a shorter token lifetime than
+// the host was told, so the RS, not the host's clock, ends the token); then
+// one model turn reads records of both connections, waits until the token
+// has expired at the RS (403 grant_expired, the adapter's 401 challenge)
+// and reads again: the host refreshes by itself, without a new sign-in or
+// `logout`.
 func TestHostsRealAuth(t *testing.T) {
 	t.Parallel()
 	for _, host := range realAuthHosts() {
 		t.Run(host.name, func(t *testing.T) {
 			t.Parallel()
-			demo := startRealDemo(t, hostTokenTTL)
+			demo := startRealDemo(t, hostSignInTTL)
 			var firstCall time.Time
 			var once sync.Once
-			// The second read waits until every token the host could have
-			// used for the first has expired.
+			// The second read waits until the token the host signed in
+			// with has expired at the RS.
+			var signedIn time.Time
 			waitPastExpiry := func() {
 				once.Do(func() {
 					firstCall = time.Now()
-					time.Sleep(hostTokenTTL + 2*time.Second)
+					time.Sleep(time.Until(signedIn.Add(hostTokenTTL + 2*time.Second)))
 				})
 			}
 			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil), readBothStep(waitPastExpiry)})
 			host.signIn(t, h, demo.ready.MCPURL)
-			signedIn := time.Now()
-			demo.restart()
+			signedIn = time.Now()
+			demo.restart(hostTokenTTL)
 			restartedAt := len(demo.log.String())
 			out, err := host.turn(t, h)
 			checkScriptRan(t, host.name, h.model, out, err)
@@ -411,6 +427,12 @@ func TestHostsRealAuth(t *testing.T) {
 				host.name, firstCall.Sub(signedIn).Seconds(), hostTokenTTL, posts, statuses, strings.Contains(after, `"error_code":"grant_expired"`))
 			if n := countStatus(statuses, 503); n > 0 {
 				t.Errorf("%d answers 503 on /mcp after the restart: %v", n, statuses)
+			}
+			if firstCall.After(signedIn.Add(hostTokenTTL)) {
+				t.Errorf("the first call came %s after sign-in, after the token expired: nothing was read before expiry", firstCall.Sub(signedIn))
+			}
+			if !strings.Contains(after, `"error_code":"grant_expired"`) || countStatus(posts, http.StatusUnauthorized) == 0 {
+				t.Error("the RS never refused an expired token with 403 grant_expired, or the adapter never challenged it: the journey did not cross an expiry")
 			}
 			if strings.Contains(after, `"path":"/oauth/authorize"`) {
 				t.Error("the host went through the browser sign-in again after the restart")
