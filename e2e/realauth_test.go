@@ -204,6 +204,8 @@ func startBareServe(t *testing.T, rsURL string) (string, *syncBuffer) {
 // Pointed at an adapter over the same RS without the front, the same
 // sign-in yields a grant-package token, and the client ends in a 401 that
 // says what the token is and how to get one: never data, never 503.
+// It takes ~6 s: the journey waits out a real token lifetime in the demo
+// (oauthTokenTTL) and runs Node processes.
 func TestTypeScriptSDKRealAuth(t *testing.T) {
 	t.Parallel()
 	modules := requireNodeModules(t)
@@ -390,7 +392,8 @@ func checkReadBoth(t *testing.T, what string, c hostCapture) {
 // one model turn reads records of both connections, waits until the token
 // has expired at the RS (403 grant_expired, the adapter's 401 challenge)
 // and reads again: the host refreshes by itself, without a new sign-in or
-// `logout`.
+// `logout`. It takes ~20 s per host: the host starts, signs in, and the
+// turn waits out hostTokenTTL on the real clock.
 func TestHostsRealAuth(t *testing.T) {
 	t.Parallel()
 	for _, host := range realAuthHosts() {
@@ -445,7 +448,8 @@ func TestHostsRealAuth(t *testing.T) {
 // adapter without the sign-in front, over the RS in the real AS's posture.
 // The sign-in itself succeeds (the AS issues a grant-package token); the
 // adapter must then answer that token with its 401 explanation — never
-// 503, never data — and the host must not loop on it.
+// 503, never data — and the host must not loop on it. It takes ~5 s: a
+// real host's sign-in and one turn, in subprocesses.
 func TestHostsPackageToken(t *testing.T) {
 	t.Parallel()
 	demo := startRealDemo(t, 0)
