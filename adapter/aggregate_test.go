@@ -25,7 +25,7 @@ func TestAggregateTextCarriesAnswer(t *testing.T) {
 		{"grouped", map[string]any{"stream": "messages", "metric": "count", "group_by": "has_attachments", "connection_id": demodata.GmailWorkConnectionID},
 			[]*regexp.Regexp{regexp.MustCompile(`by has_attachments: 2 buckets`), regexp.MustCompile(`(?m)^(true|false) = \d+$`), regexp.MustCompile(`other_count=0`)}},
 		{"time buckets", map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "time_zone": "America/Chicago", "limit": 3, "connection_id": demodata.GmailWorkConnectionID},
-			[]*regexp.Regexp{regexp.MustCompile(`by month\(received_at\) time_zone=America/Chicago: 3 buckets`), regexp.MustCompile(`(?m)^"\d{4}-\d{2}-01" = \d+$`), regexp.MustCompile(`other_count=[1-9]\d* \(records in buckets beyond limit`)}},
+			[]*regexp.Regexp{regexp.MustCompile(`by month\(received_at\) time_zone=America/Chicago: 3 buckets`), regexp.MustCompile(`(?m)^"\d{4}-\d{2}-01" = \d+$`), regexp.MustCompile(`(?m)^other_count=[1-9]\d*\nother_count records are in buckets beyond limit`)}},
 		{"merged time buckets", map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "limit": 3},
 			[]*regexp.Regexp{regexp.MustCompile(`3 buckets`), regexp.MustCompile(`other_count not reported \(merged across connections\)`)}},
 	} {
@@ -39,14 +39,27 @@ func TestAggregateTextCarriesAnswer(t *testing.T) {
 					t.Errorf("text does not match %s:\n%s", re, r.text())
 				}
 			}
-			var sc struct {
-				Data map[string]json.RawMessage `json:"data"`
+			// structuredContent is the same answer: every bucket and the
+			// value, nothing of the REST envelope.
+			var sc map[string]json.RawMessage
+			if err := json.Unmarshal(r.StructuredContent, &sc); err != nil || sc["over_records"] == nil {
+				t.Errorf("structured is not the answer: %s", r.StructuredContent)
 			}
-			if err := json.Unmarshal(r.StructuredContent, &sc); err != nil || string(sc.Data["object"]) != `"aggregation"` {
-				t.Errorf("structured data is not the RS aggregation: %s", r.StructuredContent)
+			for _, rest := range []string{"links", "object", "meta", "data"} {
+				if _, ok := sc[rest]; ok {
+					t.Errorf("REST member %s kept in structuredContent", rest)
+				}
 			}
-			if _, ok := sc.Data["links"]; ok {
-				t.Error("REST links kept in structuredContent")
+			// The answer is the first member, keyed by what was asked, as
+			// the text's first line names it.
+			first := strings.TrimPrefix(strings.SplitN(string(r.StructuredContent), `":`, 2)[0], `{"`)
+			if !strings.HasPrefix(r.text(), "aggregate "+strings.SplitN(first, " by ", 2)[0]) {
+				t.Errorf("first member %q is not the text's answer:\n%s", first, r.text())
+			}
+			var buckets map[string]int64
+			_ = json.Unmarshal(sc[first], &buckets)
+			if lines := regexp.MustCompile(`(?m)^\S+ = \d+$`).FindAllString(r.text(), -1); len(lines) != len(buckets) {
+				t.Errorf("text shows %d buckets, structuredContent %d", len(lines), len(buckets))
 			}
 		})
 	}

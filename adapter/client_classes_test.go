@@ -205,7 +205,8 @@ func TestContentOnlyClientReadsPassage(t *testing.T) {
 	t.Fatal("content-only client did not assemble the passage")
 }
 
-// Class 2: uses structuredContent.results and content_ladder, no prose.
+// Class 2: reads structuredContent only, no prose: a hit's id and matched
+// field, its highlighted term, then the window pages' next/previous calls.
 func TestStructuredClientReadsPassage(t *testing.T) {
 	t.Parallel()
 	sess, _ := sdkSession(t, demodata.GmailToken)
@@ -213,52 +214,37 @@ func TestStructuredClientReadsPassage(t *testing.T) {
 	res := callSDK(t, sess, "search", map[string]any{"q": term})
 	raw, _ := json.Marshal(res.StructuredContent)
 	var sc struct {
-		Results []struct {
-			ID string `json:"id"`
-		} `json:"results"`
-		Ladder []struct {
-			ID           string `json:"id"`
-			Continuation struct {
-				Tool string         `json:"tool"`
-				Args map[string]any `json:"args"`
-			} `json:"continuation"`
-		} `json:"content_ladder"`
+		Hits [][5]string `json:"hits"` // id, title, source, field, snippet
 	}
 	if err := json.Unmarshal(raw, &sc); err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Results) == 0 || len(sc.Ladder) == 0 || sc.Ladder[0].ID != sc.Results[0].ID {
-		t.Fatalf("structured search lacks results or ladder: %s", raw)
+	if len(sc.Hits) == 0 || sc.Hits[0][3] == "" || !strings.Contains(sc.Hits[0][4], "<mark>") {
+		t.Fatalf("structured search lacks a hit with a matched field: %s", raw)
 	}
-	args := sc.Ladder[0].Continuation.Args
-	args["before_chars"], args["after_chars"] = 40, 40
+	hit := sc.Hits[0]
+	marked := hit[4][strings.Index(hit[4], "<mark>")+len("<mark>"):]
+	args := map[string]any{"id": hit[0], "field_path": hit[3], "q": marked[:strings.Index(marked, "</mark>")],
+		"before_chars": 40, "after_chars": 40}
 	var ws []window
 	var total int
 	for step := 0; step < 20; step++ {
-		r := callSDK(t, sess, sc.Ladder[0].Continuation.Tool, args)
+		r := callSDK(t, sess, "read_record_field", args)
 		if step > 0 && args["cursor"] == nil {
 			t.Fatal("structured client should continue with cursors")
 		}
 		raw, _ := json.Marshal(r.StructuredContent)
 		var doc struct {
-			Window struct {
-				Text           string  `json:"text"`
-				Start          int     `json:"start_chars"`
-				Total          int     `json:"total_chars"`
-				NextCursor     *string `json:"next_cursor"`
-				PreviousCursor *string `json:"previous_cursor"`
-			} `json:"window"`
-			Record struct {
-				ID string `json:"id"`
-			} `json:"record"`
-			Field struct {
-				Path string `json:"path"`
-			} `json:"field"`
+			Text     string `json:"text"`
+			Start    int    `json:"start_chars"`
+			Total    int    `json:"total_chars"`
+			Next     *call  `json:"next"`
+			Previous *call  `json:"previous"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			t.Fatal(err)
 		}
-		ws, total = append(ws, window{doc.Window.Start, doc.Window.Text}), doc.Window.Total
+		ws, total = append(ws, window{doc.Start, doc.Text}), doc.Total
 		got, _ := covers(ws, total)
 		before := got[:strings.Index(got, term)]
 		after := got[strings.Index(got, term):]
@@ -271,18 +257,22 @@ func TestStructuredClientReadsPassage(t *testing.T) {
 			}
 			return
 		}
-		base := map[string]any{"id": doc.Record.ID, "field_path": doc.Field.Path}
 		switch {
-		case !strings.Contains(before, "\n\n") && doc.Window.PreviousCursor != nil:
-			base["cursor"] = *doc.Window.PreviousCursor
-		case doc.Window.NextCursor != nil:
-			base["cursor"] = *doc.Window.NextCursor
+		case !strings.Contains(before, "\n\n") && doc.Previous != nil:
+			args = doc.Previous.Args
+		case doc.Next != nil:
+			args = doc.Next.Args
 		default:
-			t.Fatal("no cursor to continue with")
+			t.Fatal("no call to continue with")
 		}
-		args = base
 	}
 	t.Fatal("structured client did not assemble the passage")
+}
+
+// call is a tool call a result suggests: the tool and its arguments.
+type call struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
 }
 
 // Class 3: follows resource_link through resources/read, paging by URI.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/internal/softcache"
+	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // CodeCredentialExpired is the typed code of a call (or a grant's warning)
@@ -18,8 +18,9 @@ import (
 // replaced from the credential cache.
 const CodeCredentialExpired = "credential_expired"
 
-// reloadInterval bounds how often the credential cache is re-read: a burst
-// of calls with a dead token reads the file once.
+// reloadInterval bounds how often an unchanged credential cache is re-read:
+// a burst of calls with a dead token reads the file once. A changed file
+// (another Stamp) is read at once, still once for a burst.
 const reloadInterval = time.Second
 
 // credentialSet is the stdio adapter's current grants and how to renew
@@ -31,15 +32,25 @@ type credentialSet struct {
 	load func() ([]Grant, error)
 	// reconnect is the command that issues fresh credentials.
 	reconnect string
-	// reads shares and rate-limits re-reads of the cache.
+	// stamp names the cache file's current state (nil: not watched).
+	stamp func() string
+	// adopted is the stamp the current grants were read at; "" before the
+	// first re-read (the start-up grants were read at an unknown stamp).
+	adopted string
+	// reads shares and rate-limits re-reads of the cache, keyed by stamp:
+	// one read per file state and reloadInterval.
 	reads *softcache.Cache[[]Grant]
 	// lastErr is the last re-read's failure, shown in credential_expired.
 	lastErr string
 }
 
-func newCredentialSet(grants []Grant, load func() ([]Grant, error), reconnect string, now func() time.Time) *credentialSet {
-	return &credentialSet{grants: grants, load: load, reconnect: reconnect,
+func newCredentialSet(grants []Grant, load func() ([]Grant, error), stamp func() string, reconnect string, now func() time.Time) *credentialSet {
+	c := &credentialSet{grants: grants, load: load, stamp: stamp, reconnect: reconnect,
 		reads: softcache.New[[]Grant](softcache.Options{TTL: reloadInterval, ErrorTTL: reloadInterval, MaxEntries: 1, Now: now})}
+	if load != nil && stamp != nil {
+		c.adopted = stamp()
+	}
+	return c
 }
 
 func (c *credentialSet) current() []Grant {
@@ -48,13 +59,32 @@ func (c *credentialSet) current() []Grant {
 	return c.grants
 }
 
-// reload re-reads the credential cache (at most once per reloadInterval)
-// and adopts what it holds; on failure the current grants stay.
+// changed reports whether the cache file is no longer the one the current
+// grants were read from: a `pdpp connect` wrote it since. One stat, no
+// read.
+func (c *credentialSet) changed() bool {
+	if c.load == nil || c.stamp == nil {
+		return false
+	}
+	s := c.stamp()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return s != c.adopted
+}
+
+// reload re-reads the credential cache and adopts what it holds; on
+// failure the current grants stay. Calls that see the same file state
+// share one read, repeated at most once per reloadInterval; a new state
+// is read at once.
 func (c *credentialSet) reload(ctx context.Context) []Grant {
 	if c.load == nil {
 		return c.current()
 	}
-	grants, err := c.reads.Get(ctx, "cache", func(context.Context) ([]Grant, time.Time, error) {
+	key := "cache"
+	if c.stamp != nil {
+		key = c.stamp()
+	}
+	grants, err := c.reads.Get(ctx, key, func(context.Context) ([]Grant, time.Time, error) {
 		g, err := c.load()
 		return g, time.Time{}, err
 	})
@@ -66,6 +96,9 @@ func (c *credentialSet) reload(ctx context.Context) []Grant {
 	}
 	c.lastErr = ""
 	c.grants = grants
+	if c.stamp != nil {
+		c.adopted = key
+	}
 	return grants
 }
 
@@ -94,10 +127,10 @@ func (c *credentialSet) expiredError() *toolError {
 }
 
 // credentialRefused reports whether the RS refused the call's bearer
-// itself: a 401 whose code is not a context.* code (those are grant
-// errors: a stream or connection outside the grant, D2).
+// itself (rsclient.CredentialRefused: a 401 that is not a context.* grant
+// error, or the real RS's 403 grant_expired for an expired access token).
 func (e *toolError) credentialRefused() bool {
-	return e != nil && e.RSEnvelope != nil && e.Status == 401 && !strings.HasPrefix(e.Code, "context.")
+	return e != nil && e.RSEnvelope != nil && rsclient.CredentialRefused(e.Status, e.Code)
 }
 
 type refusalHookKey struct{}

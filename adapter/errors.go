@@ -8,9 +8,14 @@ import (
 	"strconv"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/bearer"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
+
+// CodePackageToken is the typed code of a call made with a grant-package
+// token, which the RS's /v1 API never serves (real-rs-differences D15).
+const CodePackageToken = "package_token"
 
 // toolError is the one typed error of a tool call: a code, a message and
 // ordered extra fields, or the RS's own envelope kept verbatim with its HTTP
@@ -31,6 +36,9 @@ type toolError struct {
 	// Warnings are the call's source warnings, rendered beside the error
 	// object (R-11).
 	Warnings []warning
+	// Next are the calls that work instead (issue 24.2), rendered beside
+	// the error object in both channels.
+	Next []string
 }
 
 func (e *toolError) Error() string { return string(e.envelope()) }
@@ -50,13 +58,14 @@ func (e *toolError) envelope() json.RawMessage {
 type errorBody struct {
 	Error      json.RawMessage `json:"error"`
 	HTTPStatus int             `json:"http_status,omitempty"`
+	NextSteps  []string        `json:"next_steps,omitempty"`
 	Warnings   []warning       `json:"warnings,omitempty"`
 }
 
 // body is the compact JSON of {error, http_status?, warnings?}: an error
 // result's text and structured content, and a resource error's message.
 func (e *toolError) body() json.RawMessage {
-	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, Warnings: e.Warnings})
+	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, NextSteps: e.Next, Warnings: e.Warnings})
 }
 
 // field is one ordered member whose key comes from runtime data: an error
@@ -165,6 +174,12 @@ func fromError(err error) *toolError {
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.As(err, &rsErr) && bearer.UnknownSourceRefusal(rsErr.Status, rsErr.Message):
+		// A grant-package token: the RS's words name no cause a person can
+		// act on; say what the token is and how to get one the RS serves
+		// (the hosted door's 401 description says the same).
+		return &toolError{Code: CodePackageToken, Message: bearer.PackageTokenExplained + " " + bearer.ConnectAdvice,
+			Extra: []field{{"rs_error", rsErr.Envelope}}, Status: rsErr.Status}
 	case errors.As(err, &rsErr):
 		return &toolError{Code: rsErr.Code, Message: rsErr.Message, RSEnvelope: rsErr.Envelope, Status: rsErr.Status}
 	case errors.As(err, &trErr):
@@ -185,7 +200,7 @@ func fromError(err error) *toolError {
 	case errors.Is(err, context.DeadlineExceeded):
 		return newAdapterError("rs_timeout", "the resource server did not answer in time")
 	case errors.Is(err, context.Canceled):
-		return newAdapterError("cancelled", "the request was cancelled")
+		return cancelledError()
 	default:
 		return newAdapterError("internal_error", "the adapter could not complete this call")
 	}

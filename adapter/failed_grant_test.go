@@ -82,7 +82,7 @@ func TestFailedGrantIsAWarningEverywhere(t *testing.T) {
 			if !strings.Contains(r.text(), "warning source_unavailable") {
 				t.Errorf("%s %v: no source_unavailable warning in text:\n%s", tc.tool, tc.args, r.text())
 			}
-			if !strings.Contains(string(r.StructuredContent), `"source_unavailable"`) {
+			if !strings.Contains(string(r.StructuredContent), "source_unavailable") {
 				t.Errorf("%s: no warning in structuredContent", tc.tool)
 			}
 		}

@@ -20,6 +20,40 @@ type Grant struct {
 	// Expires is when the credential cache says the token stops working
 	// (`expires_at`); zero when unknown. An expired grant is not sent.
 	Expires time.Time
+	// ID is the RS grant id of the token, as the RS names it in the
+	// grant's schema (`bearer.grant_id`); empty until the schema is read,
+	// or when the RS does not say. Cursors bind to it (binding), so a
+	// refreshed token of the same grant continues them.
+	ID string
+}
+
+// binding is what a cursor issued through g is bound to: the grant, when
+// the RS named it, so every token of that grant continues the cursor;
+// else the token itself (a refresh then ends the cursor: safe, and the
+// message says why). Never the bearer string.
+func (g Grant) binding() string {
+	if g.ID != "" {
+		return "grant\x00" + g.ID
+	}
+	return "token\x00" + g.Key
+}
+
+// grantTag is the short fingerprint of g.binding() that records and
+// search cursors carry: 48 bits, enough to tell one person's grants apart
+// (the cursor's MAC, not the tag, stops forgery).
+func grantTag(g Grant) string {
+	sum := sha256.Sum256([]byte("pdpp-mcp cursor grant v2\x00" + g.binding()))
+	return base64.RawURLEncoding.EncodeToString(sum[:6])
+}
+
+// foreignCursorMessage is the true reason a cursor does not continue under
+// g: it was issued under another grant (or, when the RS names no grant,
+// another token).
+func foreignCursorMessage(g Grant, what string) string {
+	if g.ID != "" {
+		return fmt.Sprintf("this cursor was issued under another grant than %s, which serves this %s; only a token of the issuing grant continues it (a refreshed token of the same grant does); repeat the first call without it", g.ID, what)
+	}
+	return fmt.Sprintf("this cursor was issued under another credential, and the resource server does not name this token's grant, so its cursors cannot outlive the token; repeat the first %s without it", what)
 }
 
 // expired reports whether g is past its known expiry at now.
@@ -56,7 +90,7 @@ func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
 	}
 	now := s.now()
 	all := s.creds.current()
-	if slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
+	if s.creds.changed() || slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
 		all = s.creds.reload(ctx)
 	}
 	var live []Grant

@@ -1,6 +1,7 @@
 package adapter_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -25,6 +26,24 @@ type toolResult struct {
 	} `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent"`
 	IsError           bool            `json:"isError"`
+}
+
+// hostJSON is structuredContent as a host hands it to the model: decoded
+// and written again as compact JSON without HTML escaping (as JSON.stringify
+// writes it), so "<mark>" counts 6 bytes, not the wire's 12.
+func hostJSON(t *testing.T, raw json.RawMessage) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // text is content[0].text.

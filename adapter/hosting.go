@@ -40,3 +40,14 @@ func (s *Server) TokenKind(ctx context.Context, g Grant) (string, error) {
 // rs_timeout, rs_unavailable, …) without internals, for logs and health
 // answers; "error" when it has none.
 func ErrorCode(err error) string { return errorCode(err) }
+
+// ServedWithin reports whether the RS served g as a client token recently
+// enough that its last good schema is still kept (15 minutes): the hosted
+// door admits such a token while the RS cannot be asked, so calls the
+// cache can answer keep working through an outage. It never calls the RS.
+func (s *Server) ServedWithin(g Grant) bool { return s.schemas.lastGood(g.Key) != nil }
+
+// ForgetGrant drops g's cached schema, fresh and last good: the RS has
+// refused its token (expired, revoked), so nothing may vouch for it any
+// more, outage or not.
+func (s *Server) ForgetGrant(g Grant) { s.schemas.forget(g) }

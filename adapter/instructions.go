@@ -16,5 +16,5 @@ const Instructions = "PDPP tools read one person's data through a grant-scoped t
 	"Search hit ids are self-contained handles: pass them unchanged to `fetch`, or to " +
 	"`read_record_field` for bounded windows of long text, and follow the printed continuation " +
 	"arguments to read on. Prefer `aggregate` over paging when you need counts, sums or buckets. " +
-	"Every handle the next step needs (cursors, ids, counts, warnings) is in the text content; " +
-	"structuredContent repeats it for programs. Owner or control-plane tokens are refused."
+	"Every handle the next step needs (cursors, ids, counts, warnings) is in the text content, " +
+	"and structuredContent is the same page as JSON. Owner or control-plane tokens are refused."

@@ -54,17 +54,29 @@ func windowDoc(t *testing.T, r toolResult) (text string, next, prev *string, sta
 		t.Fatalf("window failed: %s", r.text())
 	}
 	var doc struct {
-		Window struct {
-			Text  string  `json:"text"`
-			Start int     `json:"start_chars"`
-			Next  *string `json:"next_cursor"`
-			Prev  *string `json:"previous_cursor"`
-		} `json:"window"`
+		Text  string `json:"text"`
+		Start int    `json:"start_chars"`
+		Next  *struct {
+			Args struct {
+				Cursor string `json:"cursor"`
+			} `json:"args"`
+		} `json:"next"`
+		Prev *struct {
+			Args struct {
+				Cursor string `json:"cursor"`
+			} `json:"args"`
+		} `json:"previous"`
 	}
 	if err := json.Unmarshal(r.StructuredContent, &doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc.Window.Text, doc.Window.Next, doc.Window.Prev, doc.Window.Start
+	if doc.Next != nil {
+		next = &doc.Next.Args.Cursor
+	}
+	if doc.Prev != nil {
+		prev = &doc.Prev.Args.Cursor
+	}
+	return doc.Text, next, prev, doc.Start
 }
 
 // Paging a field with cursors reassembles it exactly, for random bodies
@@ -242,90 +254,111 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 			t.Error("raw base64 inlined")
 		}
 	}
-	var sc struct {
-		Ladder []contentladder.LadderEntry `json:"content_ladder"`
-	}
-	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
-		t.Fatal(err)
-	}
-	truncated := 0
-	for _, l := range sc.Ladder {
-		if l.Status == contentladder.StatusTruncated {
-			truncated++
-			if l.Continuation == nil || l.Continuation.Tool != "read_record_field" || l.Continuation.ResourceURI == "" {
-				t.Errorf("truncated entry without continuation: %+v", l)
-			}
-		}
-	}
-	if truncated == 0 {
-		t.Error("no truncated ladder entries for long bodies")
-	}
-	// A continuation starts exactly where the structured preview stops.
-	var page struct {
-		Data struct {
-			Data []struct {
-				ID   string         `json:"id"`
-				Data map[string]any `json:"data"`
-			} `json:"data"`
-		} `json:"data"`
-	}
+	var page pageJSON
 	if err := json.Unmarshal(r.StructuredContent, &page); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range sc.Ladder {
-		if l.Status != contentladder.StatusTruncated {
+	if budget := 2000 + 300*25; len(r.StructuredContent) > budget {
+		t.Errorf("structuredContent %d B > %d", len(r.StructuredContent), budget)
+	}
+	if len(page.Records) != 25 || page.Cut == "" {
+		t.Fatalf("structuredContent shows %d of 25 records, cut hint %q", len(page.Records), page.Cut)
+	}
+	// Each resource link continues a cut field exactly where the page's
+	// preview of it stops.
+	shown := map[string]map[string]any{}
+	for _, rec := range page.Records {
+		shown[rec.ID] = rec.Data
+	}
+	links := 0
+	for _, c := range r.Content[1:] {
+		if c.Type != "resource_link" {
 			continue
 		}
-		for _, rec := range page.Data.Data {
-			if rec.ID != l.ID {
-				continue
-			}
-			shown := strings.TrimSuffix(rec.Data[l.FieldPath].(string), contentladder.Ellipsis)
-			if got, want := l.Continuation.Args["offset_chars"], float64(len([]rune(shown))); got != want {
-				t.Errorf("%s %s: continuation offset %v, preview shows %v runes", l.ID, l.FieldPath, got, want)
-			}
+		links++
+		spec, err := contentladder.ParseFieldWindowHandle(strings.TrimPrefix(c.URI, contentladder.FieldWindowURIPrefix))
+		if err != nil {
+			t.Fatalf("%s: %v", c.URI, err)
+		}
+		value, _ := shown[spec.Ref.ID()][spec.FieldPath].(string)
+		if want := len([]rune(strings.TrimSuffix(value, contentladder.Ellipsis))); spec.OffsetChars != want {
+			t.Errorf("%s %s: link starts at %d, the page shows %d runes", spec.Ref.ID(), spec.FieldPath, spec.OffsetChars, want)
+		}
+		rr, err := e.c.rpcRaw("resources/read", map[string]any{"uri": c.URI})
+		if err != nil || !strings.Contains(string(rr), "text/plain") {
+			t.Errorf("link %s failed: %v", c.URI, err)
 		}
 	}
-	// The first ladder continuation works as given.
-	for _, l := range sc.Ladder {
-		if l.Status == contentladder.StatusTruncated {
-			if w := e.c.call(l.Continuation.Tool, l.Continuation.Args); w.IsError {
-				t.Errorf("ladder continuation failed: %s", w.text())
-			}
-			rr, err := e.c.rpcRaw("resources/read", map[string]any{"uri": l.Continuation.ResourceURI})
-			if err != nil || !strings.Contains(string(rr), "text/plain") {
-				t.Errorf("ladder resource URI failed: %v", err)
-			}
-			break
-		}
+	if links == 0 {
+		t.Error("no resource links for cut long bodies")
 	}
+}
+
+// pageJSON is query_records' structuredContent as a model reads it.
+type pageJSON struct {
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor"`
+	Warnings   []string    `json:"warnings"`
+	Records    []recordRow `json:"records"`
+	Cut        string      `json:"cut"`
+}
+
+// recordRow is one record row: [fetch id, fields(, deleted_at)].
+type recordRow struct {
+	ID        string
+	Data      map[string]any
+	DeletedAt string
+}
+
+// UnmarshalJSON reads a row.
+func (r *recordRow) UnmarshalJSON(b []byte) error {
+	var cells []json.RawMessage
+	if err := json.Unmarshal(b, &cells); err != nil {
+		return err
+	}
+	if len(cells) < 2 || len(cells) > 3 {
+		return fmt.Errorf("record row of %d cells", len(cells))
+	}
+	if err := json.Unmarshal(cells[0], &r.ID); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(cells[1], &r.Data); err != nil {
+		return err
+	}
+	if len(cells) == 3 {
+		return json.Unmarshal(cells[2], &r.DeletedAt)
+	}
+	return nil
 }
 
 func TestBinaryFieldsAreDescribedNeverInlined(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
-	r := e.c.call("query_records", map[string]any{"stream": "attachments", "limit": 10, "connection_id": demodata.GmailWorkConnectionID})
+	r := e.c.call("query_records", map[string]any{"stream": "attachments", "limit": 10, "connection_id": demodata.GmailWorkConnectionID,
+		"fields": []string{"filename", "blob_ref"}})
 	if r.IsError {
 		t.Fatal(r.text())
 	}
-	var sc struct {
-		Ladder []contentladder.LadderEntry `json:"content_ladder"`
-	}
+	// Both channels describe each blob by its reference (MIME type, size,
+	// digest, blob id), never by its bytes.
+	var sc pageJSON
 	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
 		t.Fatal(err)
 	}
 	binary := 0
-	for _, l := range sc.Ladder {
-		if l.Class != contentladder.ClassBinary {
+	for _, rec := range sc.Records {
+		ref, ok := rec.Data["blob_ref"].(map[string]any)
+		if !ok {
 			continue
 		}
 		binary++
-		if l.Status != contentladder.StatusBinaryOnly || l.MIMEType == "" || l.SizeBytes == 0 || l.Digest == "" || l.Continuation != nil ||
-			!strings.HasPrefix(l.Handle, "pdpp://record/") || l.BlobID == "" {
-			t.Errorf("binary entry incomplete: %+v", l)
+		for _, k := range []string{"blob_id", "mime_type", "size_bytes", "sha256"} {
+			if ref[k] == nil {
+				t.Errorf("%s: blob_ref lacks %s: %v", rec.ID, k, ref)
+			}
 		}
-		if _, err := e.c.rpcRaw("resources/read", map[string]any{"uri": l.Handle}); err != nil {
-			t.Errorf("handle %s unreadable: %v", l.Handle, err)
+		if id, _ := ref["blob_id"].(string); !strings.Contains(r.text(), id) {
+			t.Errorf("%s: text does not name blob %s", rec.ID, id)
 		}
 	}
 	if binary == 0 {
@@ -348,7 +381,7 @@ func TestRecordPageLinksCutFieldsAsResources(t *testing.T) {
 	}
 	for _, uri := range links {
 		raw, err := e.c.rpcRaw("resources/read", map[string]any{"uri": uri})
-		if err != nil || !strings.Contains(string(raw), `"start_chars\":999`) {
+		if err != nil || strings.Contains(string(raw), `"start_chars\":0,`) {
 			t.Errorf("%s: %v %.200s", uri, err, raw)
 		}
 	}

@@ -1,58 +1,12 @@
 package adapter
 
-import (
-	"encoding/json"
-
-	"github.com/pdpp/pdpp-mcp/contentladder"
-)
+import "github.com/pdpp/pdpp-mcp/contentladder"
 
 // A record page parses each payload once (parsePreview) and renders all
-// three of its views from that parse: the text line, the sanitized data of
-// structuredContent and the content ladder. Re-reading the bytes for each
+// its views from that parse: the fitted preview (the text line and
+// structuredContent's record alike) and the content ladder. Re-reading the bytes for each
 // view (a validity scan and a full decode of every long body per view)
 // was most of query_records' cost.
-
-// sanitizedFromPreview is contentladder.SanitizeForPreview(raw, maxRunes)
-// for the payload p was parsed from, written from the parse. maxRunes must
-// be in [1, previewMaxRunes]: the parse keeps previewMaxRunes+1 runes of a
-// string, one more than the longest cut needs to see that it cuts.
-func sanitizedFromPreview(p *preview, maxRunes int) json.RawMessage {
-	if maxRunes < 1 || maxRunes > previewMaxRunes {
-		panic("adapter: sanitized preview cap outside what a parse keeps")
-	}
-	return p.appendSanitized(make([]byte, 0, min(len(p.raw), 16<<10)), maxRunes)
-}
-
-// appendSanitized appends p as SanitizeForPreview writes it: strings over
-// maxRunes cut, binary strings as their stub, numbers as written, compact.
-func (p *preview) appendSanitized(dst []byte, maxRunes int) []byte {
-	switch p.kind {
-	case 'l':
-		return append(dst, p.lit...)
-	case 's':
-		s := p.str
-		if p.runes > maxRunes {
-			s, _ = contentladder.TruncateRunes(s, maxRunes)
-		}
-		return contentladder.AppendJSONString(dst, s)
-	}
-	open, closing := byte('['), byte(']')
-	if p.kind == 'o' {
-		open, closing = '{', '}'
-	}
-	dst = append(dst, open)
-	for i, k := range p.kids {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if p.kind == 'o' {
-			dst = contentladder.AppendJSONString(dst, p.keys[i])
-			dst = append(dst, ':')
-		}
-		dst = k.appendSanitized(dst, maxRunes)
-	}
-	return append(dst, closing)
-}
 
 // ladderFieldsOf is what contentladder.LadderFromFields needs of an object
 // payload's members, taken from the parse: strings are already counted and

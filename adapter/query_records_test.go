@@ -30,17 +30,11 @@ func pageAll(t *testing.T, c *client, args map[string]any) []string {
 		if r.IsError {
 			t.Fatalf("page %d: %s", page, r.text())
 		}
-		var sc struct {
-			Data struct {
-				Data []struct {
-					ID string `json:"id"`
-				} `json:"data"`
-			} `json:"data"`
-		}
+		var sc pageJSON
 		if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
 			t.Fatal(err)
 		}
-		for _, rec := range sc.Data.Data {
+		for _, rec := range sc.Records {
 			ids = append(ids, rec.ID)
 		}
 		m := nextCursorRe.FindStringSubmatch(r.text())
@@ -136,19 +130,13 @@ func TestQueryRecordsProjectionLeaksNothing(t *testing.T) {
 		return a
 	}
 	all := full.c.call("query_records", args(nil))
-	var sc struct {
-		Data struct {
-			Data []struct {
-				Data map[string]any `json:"data"`
-			} `json:"data"`
-		} `json:"data"`
-	}
+	var sc pageJSON
 	if err := json.Unmarshal(all.StructuredContent, &sc); err != nil {
 		t.Fatal(err)
 	}
 	// Values of unrequested fields that are distinctive enough to grep for.
 	var secrets []string
-	for _, rec := range sc.Data.Data {
+	for _, rec := range sc.Records {
 		for _, k := range []string{"subject", "snippet", "from_email"} {
 			if s, ok := rec.Data[k].(string); ok && len(s) > 12 {
 				secrets = append(secrets, strings.TrimSuffix(s, "…"))

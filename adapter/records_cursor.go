@@ -26,7 +26,7 @@ const recordsCursorPurpose = "query_records page v1"
 type recordsCursor struct {
 	Stream string `json:"s"`
 	Conn   string `json:"c,omitempty"`
-	Grant  string `json:"g"`            // first 8 chars of the grant key: a cursor never crosses grants
+	Grant  string `json:"g"`            // grantTag: a cursor never crosses grants, and survives a refresh
 	RS     string `json:"r,omitempty"`  // the RS's next_cursor
 	Since  string `json:"cs,omitempty"` // changes_since to send when the RS gave no cursor
 	// Changes marks a changes feed: next_changes_since is shown only on
@@ -274,14 +274,6 @@ func (s *Server) nextRecordsCursor(list *rsclient.RecordList, a queryRecordsArgs
 	}
 	list.NextCursor = s.sealRecordsCursor(next)
 	list.NextChangesSince = ""
-}
-
-// grantTag is the short grant fingerprint cursors carry.
-func grantTag(g Grant) string {
-	if len(g.Key) < 8 {
-		return g.Key
-	}
-	return g.Key[:8]
 }
 
 // cursorError is the typed invalid_cursor error naming the argument.

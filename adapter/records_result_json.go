@@ -8,28 +8,46 @@ import (
 )
 
 // appendJSON writes the page as encoding/json (without HTML escaping)
-// would, but appends each record's data as it is: the data is already
-// compact JSON written by the page itself, and encoding/json would check
-// and compact every byte of it again (a json.RawMessage is always
-// re-compacted). The small members go through encoding/json as before.
-// TestRecordsPageJSONMatchesEncoding pins the bytes to encoding/json's.
+// would, with each record's data appended as it is: it is compact JSON the
+// page's fit wrote itself, and encoding/json would check and compact every
+// byte of it again. TestRecordsPageJSONMatchesEncoding pins the bytes to
+// encoding/json's.
 func (r recordsPageResult) appendJSON(dst []byte) []byte {
-	p := r.Data
-	size := 512 + 512*len(r.ContentLadder)
-	for _, e := range p.Data {
-		size += 256 + len(e.ID) + len(e.DisplayName) + len(e.Data)
+	size := 256 + len(r.NextCursor) + len(r.NextChangesSince) + len(r.Cut)
+	for _, w := range r.Warnings {
+		size += len(w) + 8
+	}
+	for _, e := range r.Records {
+		size += 32 + len(e.ID) + len(e.Data)
 	}
 	dst = slices.Grow(dst, size)
-	dst = append(dst, `{"data":{"object":`...)
-	dst = contentladder.AppendJSONString(dst, p.Object)
-	dst = append(dst, `,"stream":`...)
-	dst = contentladder.AppendJSONString(dst, p.Stream)
-	dst = append(dst, `,"data":`...)
-	if p.Data == nil {
+	dst = append(dst, `{"stream":`...)
+	dst = contentladder.AppendJSONString(dst, r.Stream)
+	dst = append(dst, `,"records_shown":`...)
+	dst = strconv.AppendInt(dst, int64(r.RecordsShown), 10)
+	dst = append(dst, `,"has_more":`...)
+	dst = strconv.AppendBool(dst, r.HasMore)
+	dst = appendStringMember(dst, "next_cursor", r.NextCursor)
+	dst = appendStringMember(dst, "next_changes_since", r.NextChangesSince)
+	dst = appendStringMember(dst, "count", r.Count)
+	dst = appendStringMember(dst, "connection_id", r.ConnectionID)
+	if len(r.Warnings) > 0 {
+		dst = append(dst, `,"warnings":[`...)
+		for i, w := range r.Warnings {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = contentladder.AppendJSONString(dst, w)
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendStringMember(dst, "legend", r.Legend)
+	dst = append(dst, `,"records":`...)
+	if r.Records == nil {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, '[')
-		for i, e := range p.Data {
+		for i, e := range r.Records {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -37,47 +55,29 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	dst = append(dst, `,"has_more":`...)
-	dst = strconv.AppendBool(dst, p.HasMore)
-	dst = appendStringMember(dst, "next_cursor", p.NextCursor)
-	dst = appendStringMember(dst, "next_changes_since", p.NextChangesSince)
-	if p.Meta != nil {
-		dst = append(append(dst, `,"meta":`...), marshalNoEscape(p.Meta)...)
-	}
-	dst = append(dst, '}')
-	if len(r.ContentLadder) > 0 {
-		dst = append(append(dst, `,"content_ladder":`...), marshalNoEscape(r.ContentLadder)...)
-	}
-	if len(r.Warnings) > 0 {
-		dst = append(append(dst, `,"warnings":`...), marshalNoEscape(r.Warnings)...)
-	}
+	dst = appendStringMember(dst, "cut", r.Cut)
 	return append(dst, '}')
 }
 
-func (e recordEnvelope) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"id":`...)
+func (e recordOnPage) appendJSON(dst []byte) []byte {
+	dst = append(dst, '[')
 	dst = contentladder.AppendJSONString(dst, e.ID)
-	dst = append(dst, `,"record_id":`...)
-	dst = contentladder.AppendJSONString(dst, e.RecordID)
-	dst = appendStringMember(dst, "connection_id", e.ConnectionID)
-	dst = append(dst, `,"stream":`...)
-	dst = contentladder.AppendJSONString(dst, e.Stream)
-	dst = appendStringMember(dst, "display_name", e.DisplayName)
-	dst = appendStringMember(dst, "emitted_at", e.EmittedAt)
-	if e.tombstone != nil {
-		dst = append(dst, `,"deleted":`...)
-		dst = strconv.AppendBool(dst, e.Deleted)
-		dst = append(dst, `,"deleted_at":`...)
-		dst = contentladder.AppendJSONString(dst, e.DeletedAt)
-	}
-	dst = append(dst, `,"data":`...)
+	dst = append(dst, ',')
 	if len(e.Data) == 0 {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, e.Data...)
 	}
-	return append(dst, '}')
+	if e.DeletedAt != "" {
+		dst = append(dst, ',')
+		dst = contentladder.AppendJSONString(dst, e.DeletedAt)
+	}
+	return append(dst, ']')
 }
+
+// MarshalJSON writes the record as appendJSON does: its data is JSON the
+// page wrote, which encoding/json would otherwise re-check and escape.
+func (e recordOnPage) MarshalJSON() ([]byte, error) { return e.appendJSON(nil), nil }
 
 // appendStringMember writes `,"name":"value"` unless value is empty
 // (omitempty).

@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // encodingJSON is what encoding/json writes for v without HTML escaping.
@@ -23,32 +20,67 @@ func encodingJSON(t *testing.T, v any) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
+// recordsMirror is recordsPageResult as plain encoding/json types: the
+// oracle appendJSON is compared against (recordOnPage's own MarshalJSON is
+// appendJSON, so it cannot be its own oracle).
+type recordsMirror struct {
+	Stream           string   `json:"stream"`
+	RecordsShown     int      `json:"records_shown"`
+	HasMore          bool     `json:"has_more"`
+	NextCursor       string   `json:"next_cursor,omitempty"`
+	NextChangesSince string   `json:"next_changes_since,omitempty"`
+	Count            string   `json:"count,omitempty"`
+	ConnectionID     string   `json:"connection_id,omitempty"`
+	Warnings         []string `json:"warnings,omitempty"`
+	Legend           string   `json:"legend,omitempty"`
+	Records          [][]any  `json:"records"`
+	Cut              string   `json:"cut,omitempty"`
+}
+
+func mirrorOf(r recordsPageResult) recordsMirror {
+	m := recordsMirror{Stream: r.Stream, RecordsShown: r.RecordsShown, HasMore: r.HasMore, NextCursor: r.NextCursor,
+		NextChangesSince: r.NextChangesSince, Count: r.Count, ConnectionID: r.ConnectionID, Warnings: r.Warnings, Legend: r.Legend, Cut: r.Cut}
+	if r.Records != nil {
+		m.Records = make([][]any, len(r.Records))
+		for i, e := range r.Records {
+			data := json.RawMessage(e.Data)
+			if len(e.Data) == 0 {
+				data = json.RawMessage("null")
+			}
+			m.Records[i] = []any{e.ID, data}
+			if e.DeletedAt != "" {
+				m.Records[i] = append(m.Records[i], e.DeletedAt)
+			}
+		}
+	}
+	return m
+}
+
 // TestRecordsPageJSONMatchesEncoding: the page's own JSON writer and
 // encoding/json agree byte for byte, over every optional member.
 func TestRecordsPageJSONMatchesEncoding(t *testing.T) {
 	t.Parallel()
-	seven := int64(7)
-	full := recordsPageResult{
-		Data: recordsPage{Object: "list", Stream: "messages <&>", HasMore: true, NextCursor: "c\u2028", NextChangesSince: "s",
-			Meta: &recordsPageMeta{Count: &recordsCount{Kind: "exact", Value: &seven}, Warnings: []rsclient.Warning{{Code: "w", Message: "<m>"}}},
-			Data: []recordEnvelope{
-				{ID: "c/s:1", RecordID: "1", ConnectionID: "c", Stream: "s", DisplayName: "Ann \"A\"", EmittedAt: "2026", Data: json.RawMessage(`{"a":"<b>","n":1}`)},
-				{ID: "s:2", RecordID: "2", Stream: "s", tombstone: &tombstone{Deleted: true, DeletedAt: "2026-01-01"}, Data: json.RawMessage(`null`)},
-				{ID: "s:3", RecordID: "3", Stream: "s"},
-			}},
-		ContentLadder: []contentladder.LadderEntry{{ID: "c/s:1", FieldPath: "a", Type: "string", Class: contentladder.ClassText,
-			Status: contentladder.StatusTruncated, Continuation: &contentladder.Continuation{Tool: "read_record_field", Args: map[string]any{"id": "c/s:1", "q": "<x>"}}}},
-		Warnings: []warning{{Code: "source_unavailable", Message: "a & b", GrantID: "g"}},
+	full := recordsPageResult{Stream: "messages <&>", RecordsShown: 3, HasMore: true, NextCursor: "c\u2028", NextChangesSince: "s",
+		Count: "exact:7", ConnectionID: "cin_1", Warnings: []string{"warning w: <m>", "warning source_unavailable: a & b"},
+		Records: []recordOnPage{
+			{ID: "c/s:1", Data: []byte(`{"a":"<b>","n":1}`)},
+			{ID: "s:2", DeletedAt: "2026-01-01", Data: []byte(`null`)},
+			{ID: "s:3"},
+		},
+		Cut: `values ending in … are cut; read one whole with read_record_field {"id":"c/s:1"}`, Legend: recordRowLegend,
 	}
 	for name, r := range map[string]recordsPageResult{
-		"full":     full,
-		"empty":    {Data: recordsPage{Object: "list", Stream: "s", Data: []recordEnvelope{}}},
-		"nil data": {Data: recordsPage{Object: "list", Stream: "s"}},
+		"full":        full,
+		"empty":       {Stream: "s", Records: []recordOnPage{}},
+		"nil records": {Stream: "s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(encodingJSON(t, r), string(r.appendJSON(nil))); diff != "" {
+			if diff := cmp.Diff(encodingJSON(t, mirrorOf(r)), string(r.appendJSON(nil))); diff != "" {
 				t.Errorf("(-encoding/json +appendJSON):\n%s", diff)
+			}
+			if diff := cmp.Diff(encodingJSON(t, mirrorOf(r)), encodingJSON(t, r)); diff != "" {
+				t.Errorf("MarshalJSON path (-mirror +result):\n%s", diff)
 			}
 		})
 	}
@@ -56,17 +88,16 @@ func TestRecordsPageJSONMatchesEncoding(t *testing.T) {
 
 // FuzzRecordsPageJSONMatchesEncoding: any strings, in any member.
 func FuzzRecordsPageJSONMatchesEncoding(f *testing.F) {
-	f.Add("messages", "c/s:1", "1", "c", "Ann", "2026", "cur", "", true, false)
+	f.Add("messages", "c/s:1", "exact:1", "c", "warn", "2026", "cur", "", true, false)
 	f.Add("s\xff\u2028", "\"", "\\", "", "<&>", "\x00", "", "since", false, true)
-	f.Fuzz(func(t *testing.T, stream, id, recordID, conn, display, emitted, cursor, since string, more, deleted bool) {
-		e := recordEnvelope{ID: id, RecordID: recordID, ConnectionID: conn, Stream: stream, DisplayName: display, EmittedAt: emitted,
-			Data: json.RawMessage(`{"k":1}`)}
+	f.Fuzz(func(t *testing.T, stream, id, count, conn, warn, deletedAt, cursor, since string, more, deleted bool) {
+		e := recordOnPage{ID: id, Data: []byte(`{"k":1}`)}
 		if deleted {
-			e.tombstone = &tombstone{Deleted: true, DeletedAt: emitted}
+			e.DeletedAt = deletedAt
 		}
-		r := recordsPageResult{Data: recordsPage{Object: "list", Stream: stream, HasMore: more, NextCursor: cursor, NextChangesSince: since,
-			Data: []recordEnvelope{e, e}}}
-		if got, want := string(r.appendJSON(nil)), encodingJSON(t, r); got != want {
+		r := recordsPageResult{Stream: stream, HasMore: more, NextCursor: cursor, NextChangesSince: since, Count: count,
+			ConnectionID: conn, Warnings: []string{warn}, Records: []recordOnPage{e, e}, Cut: warn}
+		if got, want := string(r.appendJSON(nil)), encodingJSON(t, mirrorOf(r)); got != want {
 			t.Fatalf("appendJSON %s\nencoding/json %s", got, want)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		p := newRecordPage("messages", "", fields, list)
+		p := newRecordPage("messages", "", fields, list, memberRanker{})
 		text := p.text()
 		if p.withheld != 0 {
 			t.Fatalf("iter %d: %d records withheld with ids ≤ 120 B", iter, p.withheld)
@@ -127,8 +128,56 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if strings.Contains(text, "structuredContent") {
 			t.Fatalf("iter %d: text defers to structuredContent", iter)
 		}
+		checkRecordChannelsAgree(t, iter, p, text)
 	}
 }
+
+// checkRecordChannelsAgree: structuredContent is valid JSON within the
+// same budget, lists exactly the text's records in order, each with the
+// very fields its line shows, and carries the text's handles (R-3).
+func checkRecordChannelsAgree(t *testing.T, iter int, p *recordPage, text string) {
+	t.Helper()
+	sc := marshalNoEscape(p.structured(nil))
+	if budget := recordTextBudget(len(p.records)); len(sc) > budget {
+		t.Fatalf("iter %d: %d records, structuredContent %d B > budget %d", iter, len(p.records), len(sc), budget)
+	}
+	var got struct {
+		NextCursor       string              `json:"next_cursor"`
+		NextChangesSince string              `json:"next_changes_since"`
+		Records          [][]json.RawMessage `json:"records"` // [fetch id, fields(, deleted_at)]
+		Cut              string              `json:"cut"`
+	}
+	if err := json.Unmarshal(sc, &got); err != nil {
+		t.Fatalf("iter %d: structuredContent is not JSON: %v", iter, err)
+	}
+	lines := recordLineRE.FindAllStringSubmatch(text, -1)
+	if len(lines) != len(got.Records) {
+		t.Fatalf("iter %d: text lists %d records, structuredContent %d", iter, len(lines), len(got.Records))
+	}
+	for i, m := range lines {
+		var id string
+		_ = json.Unmarshal(got.Records[i][0], &id)
+		if m[1] != id {
+			t.Fatalf("iter %d: record %d is %s in text, %s in structuredContent", iter, i+1, m[1], id)
+		}
+		shown := strings.TrimPrefix(m[2], " ")
+		if strings.HasPrefix(shown, "deleted_at=") {
+			_, shown, _ = strings.Cut(shown, " ")
+		}
+		if shown != "" && shown != string(got.Records[i][1]) {
+			t.Fatalf("iter %d: record %d shows %.80s in text, %.80s in structuredContent", iter, i+1, shown, got.Records[i][1])
+		}
+	}
+	if got.NextCursor != p.list.NextCursor || got.NextChangesSince != p.list.NextChangesSince {
+		t.Fatalf("iter %d: handles differ from the page's", iter)
+	}
+	if (got.Cut != "") != strings.Contains(text, "are cut; read one whole") {
+		t.Fatalf("iter %d: cut hint in one channel only", iter)
+	}
+}
+
+// recordLineRE is one record line of the text: its fetch id and fields.
+var recordLineRE = regexp.MustCompile(`(?m)^\d+\. (\S+)( .*)?$`)
 
 // Short pages of small records are shown whole: nothing is cut when
 // everything fits.
@@ -139,7 +188,7 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
 			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
 	}
-	text := newRecordPage("s", "", nil, list).text()
+	text := newRecordPage("s", "", nil, list, memberRanker{}).text()
 	for i := range 5 {
 		if !strings.Contains(text, fmt.Sprintf(`%d. cin_1/s:%d {"subject":"hello %d","n":%d}`, i+1, i, i, i)) {
 			t.Errorf("record %d not shown whole:\n%s", i, text)
@@ -159,7 +208,7 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
 			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
 	}
-	p := newRecordPage("s", "", nil, list)
+	p := newRecordPage("s", "", nil, list, memberRanker{})
 	text := p.text()
 	if p.withheld == 0 || len(p.records)+p.withheld != 10 {
 		t.Fatalf("withheld %d, kept %d", p.withheld, len(p.records))
@@ -231,6 +280,31 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 		}
 		if strings.Contains(text, "structuredContent") {
 			t.Fatalf("iter %d: text defers to structuredContent", iter)
+		}
+		checkSearchChannelsAgree(t, iter, p, text)
+	}
+}
+
+// checkSearchChannelsAgree: structuredContent is within the same budget
+// and lists exactly the text's hits in order, each with the title and
+// snippet its line shows, and the same handles (R-3).
+func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string) {
+	t.Helper()
+	sc := marshalNoEscape(p.structured())
+	if budget := searchTextBudget(len(p.hits)); len(sc) > budget {
+		t.Fatalf("iter %d: %d hits, structuredContent %d B > budget %d", iter, len(p.hits), len(sc), budget)
+	}
+	var got searchResult
+	if err := json.Unmarshal(sc, &got); err != nil {
+		t.Fatalf("iter %d: structuredContent is not JSON: %v", iter, err)
+	}
+	if len(got.Hits) != len(p.hits) || got.NextCursor != p.nextCursor {
+		t.Fatalf("iter %d: %d of %d hits, cursor %q", iter, len(got.Hits), len(p.hits), got.NextCursor)
+	}
+	for i, h := range got.Hits {
+		line := fmt.Sprintf("\n%d. %s %s", i+1, h[0], strconv.Quote(h[1]))
+		if !strings.Contains(text, line) || !strings.Contains(text, h[4]) {
+			t.Fatalf("iter %d: hit %d differs between the channels: %q", iter, i+1, h)
 		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 // Bounds of the value previews that page texts cut to fit (R-3, R-5).
 const (
 	previewMaxRunes = 1000 // longest string run a preview ever shows
-	previewMinRunes = 12   // shortest cut before whole members are dropped
+	previewMinRunes = 24   // shortest cut before whole members are dropped: shorter stubs say nothing
 	previewMaxDepth = 64   // deeper payloads are previewed as "…"
+	titleRunes      = 80   // a title's cut when other members are dropped
 )
 
 // shareBudget splits room bytes among lines that want natural[i] bytes
@@ -70,6 +71,15 @@ type preview struct {
 	// string, and each walked the kept runes from the start.
 	marks   []cutMark
 	fullLen int // JSONStringLen(str) once asked (0: not yet)
+	// whole marks a string that is shown whole or not at all: a cut
+	// timestamp ("2026-03-27T…") says nothing.
+	whole bool
+	// emptied counts an object's members left out because they are empty
+	// (null, "", [], {}): the first thing a record drops to fit.
+	emptied int
+	// lead counts an object's leading title members (memberRanker.order):
+	// when members must be dropped, these keep a longer cut.
+	lead int
 }
 
 // markRunes is the spacing of a string's cut marks.
@@ -238,7 +248,8 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 			return w.arena.node(preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
 				runes: si.Runes, raw: lit, bin: true, mime: si.MIMEType, bytes: si.SizeBytes}), true
 		}
-		return w.arena.node(preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit, ascii: isPlainASCII(si.Prefix)}), true
+		return w.arena.node(preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit, ascii: isPlainASCII(si.Prefix),
+			whole: si.Runes <= 40 && looksLikeTimestamp(si.Prefix)}), true
 	default: // number, true, false, null: the literal's own bytes
 		for w.i < len(w.b) && !isJSONDelimiter(w.b[w.i]) {
 			w.i++
@@ -295,7 +306,7 @@ func (p *preview) render(b *bytes.Buffer, limit int) {
 		b.WriteString(p.lit)
 	case 's':
 		s := p.str
-		if p.runes > limit {
+		if p.runes > limit && !p.whole {
 			s, _ = contentladder.TruncateRunes(s, limit)
 		}
 		writeJSONString(b, s)
@@ -315,6 +326,10 @@ func (p *preview) render(b *bytes.Buffer, limit int) {
 			}
 			k.render(b, limit)
 		}
+		if p.emptied > 0 {
+			b.WriteString(moreFields(len(p.kids), 0, p.emptied))
+			return
+		}
 		b.WriteByte(closing)
 	}
 }
@@ -326,7 +341,7 @@ func (p *preview) size(limit int) int {
 	case 'l':
 		return len(p.lit)
 	case 's':
-		if p.runes <= limit {
+		if p.runes <= limit || p.whole {
 			if p.fullLen == 0 {
 				p.fullLen = contentladder.JSONStringLen(p.str)
 			}
@@ -362,13 +377,16 @@ func (p *preview) size(limit int) int {
 		}
 		n += k.size(limit)
 	}
+	if p.emptied > 0 {
+		n += len(moreFields(len(p.kids), 0, p.emptied)) - 1 // the marker replaces the closing brace
+	}
 	return n
 }
 
 // longerThan reports whether any string inside is cut at limit.
 func (p *preview) longerThan(limit int) bool {
 	if p.kind == 's' {
-		return p.runes > limit
+		return p.runes > limit && !p.whole
 	}
 	for _, k := range p.kids {
 		if k.longerThan(limit) {
@@ -387,8 +405,9 @@ func writeJSONString(b *bytes.Buffer, s string) {
 
 // fittedPreview is one record payload rendered for a text line.
 type fittedPreview struct {
-	text string   // compact JSON-like preview, "" for an empty payload
-	cut  []string // top-level fields whose values were cut or left out
+	text  string   // compact JSON preview, "" for an empty payload
+	cut   []string // top-level fields whose values were cut or left out
+	limit int      // the rune cap strings were cut at: a cut one shows limit-1 runes
 }
 
 // fit renders the payload in at most maxBytes: strings are cut with … to
@@ -398,6 +417,9 @@ type fittedPreview struct {
 func (p *preview) fit(maxBytes int) fittedPreview {
 	if p.size(previewMaxRunes) <= maxBytes {
 		return p.rendered(previewMaxRunes)
+	}
+	if q := p.withoutEmpty(); q != p {
+		return q.fit(maxBytes)
 	}
 	// Largest rune cap in [previewMinRunes, previewMaxRunes) that fits.
 	n := sort.Search(previewMaxRunes-previewMinRunes, func(i int) bool {
@@ -412,7 +434,7 @@ func (p *preview) fit(maxBytes int) fittedPreview {
 func (p *preview) rendered(limit int) fittedPreview {
 	var b bytes.Buffer
 	p.render(&b, limit)
-	return fittedPreview{text: b.String(), cut: p.cutFields(limit)}
+	return fittedPreview{text: b.String(), cut: p.cutFields(limit), limit: limit}
 }
 
 // dropMembers keeps the leading members (strings cut short) that fit and
@@ -422,7 +444,7 @@ func (p *preview) dropMembers(maxBytes int) fittedPreview {
 	if p.kind != 'o' {
 		var b bytes.Buffer
 		p.render(&b, previewMinRunes)
-		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil}
+		return fittedPreview{text: truncateBytes(b.String(), maxBytes), cut: nil, limit: previewMinRunes}
 	}
 	var b, one bytes.Buffer
 	b.WriteByte('{')
@@ -433,52 +455,111 @@ func (p *preview) dropMembers(maxBytes int) fittedPreview {
 		}
 		writeJSONString(&one, p.keys[i])
 		one.WriteByte(':')
+		mark := one.Len()
 		k.render(&one, previewMinRunes)
-		if b.Len()+one.Len()+moreFieldsLen(i+1, len(p.kids)-i-1) > maxBytes {
-			b.WriteString(moreFields(i, len(p.kids)-i))
-			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...)}
+		if i < p.lead && k.longerThan(previewMinRunes) {
+			// A title says what the record is: longer, where it fits.
+			var long bytes.Buffer
+			k.render(&long, titleRunes)
+			if b.Len()+mark+long.Len()+moreFieldsLen(i+1, len(p.kids)-i-1, p.emptied) <= maxBytes {
+				one.Truncate(mark)
+				one.Write(long.Bytes())
+			}
+		}
+		if b.Len()+one.Len()+moreFieldsLen(i+1, len(p.kids)-i-1, p.emptied) > maxBytes {
+			b.WriteString(moreFields(i, len(p.kids)-i, p.emptied))
+			return fittedPreview{text: b.String(), cut: append([]string(nil), p.keys[i:]...), limit: previewMinRunes}
 		}
 		b.Write(one.Bytes())
 	}
-	b.WriteByte('}')
-	return fittedPreview{text: b.String(), cut: p.cutFields(previewMinRunes)}
+	b.WriteString(moreFields(len(p.kids), 0, p.emptied))
+	return fittedPreview{text: b.String(), cut: p.cutFields(previewMinRunes), limit: previewMinRunes}
 }
 
 // moreFields closes a preview that shows `shown` members and leaves out
-// `left` more.
-func moreFields(shown, left int) string {
+// `left` more with values and `empty` empty ones.
+//
+// The marker is a JSON member (`"…":"+3 fields, 2 empty"`), so a fitted
+// preview stays one JSON object: the text line shows it as it is, and
+// structuredContent embeds the very same bytes.
+func moreFields(shown, left, empty int) string {
+	var v string
 	switch {
-	case left == 0:
+	case left == 0 && empty == 0:
 		return "}"
-	case shown == 0:
-		return "…+" + strconv.Itoa(left) + " fields}"
+	case left > 0 && empty > 0:
+		v = "+" + strconv.Itoa(left) + " fields, " + strconv.Itoa(empty) + " empty"
+	case left > 0:
+		v = "+" + strconv.Itoa(left) + " fields"
+	default:
+		v = "+" + strconv.Itoa(empty) + " empty"
 	}
-	return ",…+" + strconv.Itoa(left) + " fields}"
+	if shown > 0 {
+		return `,"…":"` + v + `"}`
+	}
+	return `"…":"` + v + `"}`
 }
 
-// moreFieldsLen is len(moreFields(shown, left)), without building it:
-// dropping members asks for it once per member.
-func moreFieldsLen(shown, left int) int {
-	if left == 0 {
-		return 1
+// moreFieldsLen is len(moreFields(shown, left, empty)).
+func moreFieldsLen(shown, left, empty int) int { return len(moreFields(shown, left, empty)) }
+
+// withoutEmpty is the object without its empty members (null, "", [],
+// {}), counted in emptied; p itself when it has none or is no object.
+func (p *preview) withoutEmpty() *preview {
+	if p.kind != 'o' {
+		return p
 	}
-	n := len("…+ fields}")
-	if shown > 0 {
-		n++ // the comma
+	q := *p
+	q.keys, q.kids = nil, nil
+	q.lead = 0
+	for i, k := range p.kids {
+		if k.isEmpty() {
+			q.emptied++
+			continue
+		}
+		if i < p.lead {
+			q.lead++
+		}
+		q.keys, q.kids = append(q.keys, p.keys[i]), append(q.kids, k)
 	}
-	for ; left > 0; left /= 10 {
-		n++
+	if q.emptied == p.emptied {
+		return p
 	}
-	return n
+	return &q
+}
+
+// isEmpty reports a value that says nothing: null, "", [] or {}.
+func (p *preview) isEmpty() bool {
+	switch p.kind {
+	case 'l':
+		return p.lit == "null"
+	case 's':
+		return p.runes == 0
+	}
+	return len(p.kids) == 0
+}
+
+// looksLikeTimestamp reports an ISO 8601 date or time ("2026-03-27",
+// "2026-03-27T09:30:00Z") or an RFC 5322 date ("Thu, 16 Apr 2026 …"):
+// strings a page shows whole or not at all.
+func looksLikeTimestamp(s string) bool {
+	if len(s) < 10 || len(s) > 40 {
+		return false
+	}
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	if digit(s[0]) && digit(s[1]) && digit(s[2]) && digit(s[3]) && s[4] == '-' && digit(s[5]) && digit(s[6]) && s[7] == '-' {
+		return true
+	}
+	return len(s) >= 16 && s[3] == ',' && s[4] == ' ' && digit(s[5])
 }
 
 // minimal is the shortest preview: for an object, its member count only.
 func (p *preview) minimal() string {
 	switch {
-	case p.kind == 'o' && len(p.kids) == 0:
+	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
 		return "{}"
 	case p.kind == 'o':
-		return "{" + moreFields(0, len(p.kids))
+		return "{" + moreFields(0, len(p.kids), p.emptied)
 	case p.kind == 'l' && p.lit == "null":
 		return ""
 	}

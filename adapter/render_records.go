@@ -15,8 +15,7 @@ import (
 
 // Structured bounds for record pages (R-5, R-10).
 const (
-	structuredStringCap  = 1000 // runes per string value in structuredContent
-	maxLadderEntries     = 40   // content_ladder entries per page
+	maxLadderEntries     = 40 // content_ladder entries per page
 	ladderEntriesPerItem = 6
 )
 
@@ -41,16 +40,21 @@ type recordPage struct {
 	// ladder are all rendered from it.
 	parsed []*preview
 
-	lines    []string // one text line per record, fitted by layout
-	firstCut *cutRef  // a cut value, for the footer's example call
-	withheld int      // records dropped because not even their ids fit
-	absent   []string // requested fields no record of the page carries
+	lines    []string        // one text line per record, fitted by layout
+	fitted   []fittedPreview // each record's fields as its line shows them
+	firstCut *cutRef         // a cut value, for the footer's example call
+	withheld int             // records dropped because not even their ids fit
+	absent   []string        // requested fields no record of the page carries
+	focus    []string        // the fields a cut hint suggests asking for
 
 	ladderDone    bool
 	ladderEntries []contentladder.LadderEntry
 }
 
-func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList) *recordPage {
+// newRecordPage builds the page: each payload projected, parsed once and
+// its members ordered by rank (what a record is about first), then laid
+// out within the budget.
+func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, rank memberRanker) *recordPage {
 	p := &recordPage{stream: stream, connectionID: connectionID, list: list}
 	for _, r := range list.Data {
 		conn := r.ConnectionID
@@ -74,10 +78,12 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 	var arena previewArena
 	for i, r := range p.records {
 		if pv, ok := arena.parseValid(r.Payload); ok { // rsclient's data, or project's
+			rank.order(pv)
 			p.parsed[i] = pv
 		}
 	}
 	p.absent = absentFields(fields, p.records)
+	p.focus = focusFields(p.parsed, rank)
 	p.layout()
 	return p
 }
@@ -127,6 +133,7 @@ func (p *recordPage) layout() {
 		return
 	}
 	prefixes := make([]string, n)
+	reserved := make([]int, n) // the longer of the line's and the JSON record's framing
 	previews := make([]*preview, n)
 	natural := make([]int, n)
 	floor := make([]int, n)
@@ -139,7 +146,8 @@ func (p *recordPage) layout() {
 		if len(r.Ref.ID()) > len(longestID) {
 			longestID = r.Ref.ID()
 		}
-		natural[i], floor[i] = len(prefixes[i]), len(prefixes[i])
+		reserved[i] = max(len(prefixes[i]), structuredRecordFraming(r))
+		natural[i], floor[i] = reserved[i], reserved[i]
 		if pv := p.parsed[i]; pv != nil && pv.minimal() != "" {
 			previews[i] = pv
 			natural[i] += 1 + pv.size(previewMaxRunes)
@@ -149,7 +157,12 @@ func (p *recordPage) layout() {
 			}
 		}
 	}
-	fixed := len(p.header()) + len(recordLegend) + len(cutFooter(longestID, longestKey))
+	// Both channels carry the same fitted values, so the page is fitted to
+	// the larger of the two framings: the text's header, legend and footer,
+	// or the JSON's members, warnings and cut hint (R-3: the same budget
+	// binds both).
+	fixed := max(len(p.header())+len(recordLegend)+len(p.cutFooter(longestID, longestKey)),
+		p.structuredFraming(len(p.cutHint(longestID, longestKey)))+linkLineRoom)
 	sizes, ok := shareBudget(natural, floor, recordTextBudget(n)-fixed)
 	if !ok {
 		p.withhold(floor, fixed)
@@ -157,10 +170,12 @@ func (p *recordPage) layout() {
 		return
 	}
 	p.lines = make([]string, n)
+	p.fitted = make([]fittedPreview, n)
 	for i, r := range p.records {
 		line := prefixes[i]
 		if previews[i] != nil {
-			fp := previews[i].fit(sizes[i] - len(prefixes[i]) - 1)
+			fp := previews[i].fit(sizes[i] - reserved[i] - 1)
+			p.fitted[i] = fp
 			line += " " + fp.text
 			if len(fp.cut) > 0 && p.firstCut == nil {
 				p.firstCut = &cutRef{id: r.Ref.ID(), field: fp.cut[0]}
@@ -187,10 +202,41 @@ func (p *recordPage) withhold(floor []int, fixed int) {
 // cutRef names one cut value for the footer's example continuation.
 type cutRef struct{ id, field string }
 
-// cutFooter tells how to read a cut value whole, with exact calls.
-func cutFooter(id, fieldName string) string {
-	return fmt.Sprintf("\nvalues ending in … are cut; read one whole with read_record_field {\"id\":%s,\"field_path\":%s} "+
-		"(any listed id and field), fetch that id, or ask fewer fields (fields:[…]) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)))
+// cutFooter is the text's line that tells how to read a cut value whole.
+func (p *recordPage) cutFooter(id, fieldName string) string { return "\n" + p.cutHint(id, fieldName) }
+
+// cutHint tells how to read a cut value whole, with exact calls; the text
+// and structuredContent carry the same words. It names the fields to ask
+// for a narrower page: what the records are about (focus), when known.
+func (p *recordPage) cutHint(id, fieldName string) string {
+	fields := "[…]"
+	if len(p.focus) > 0 {
+		b, _ := json.Marshal(p.focus)
+		fields = string(b)
+	}
+	return fmt.Sprintf("values ending in … are cut; read one whole with read_record_field {\"id\":%s,\"field_path\":%s} "+
+		"(any listed id and field), fetch that id, or ask fewer fields (fields:%s) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)), fields)
+}
+
+// maxFocusFields bounds the fields a cut hint suggests asking for.
+const maxFocusFields = 6
+
+// focusFields are the leading members of the first record with a title,
+// time, actor or summary rank: the fields:[…] a too-wide page suggests.
+func focusFields(parsed []*preview, rank memberRanker) []string {
+	for _, pv := range parsed {
+		if pv == nil || pv.kind != 'o' {
+			continue
+		}
+		var out []string
+		for _, k := range pv.keys {
+			if rank.rank(k) <= rankSummary && len(out) < maxFocusFields {
+				out = append(out, truncateBytes(k, 64))
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // header carries every paging handle and the count (R-3).
@@ -203,25 +249,74 @@ func (p *recordPage) header() string {
 	if p.list.NextChangesSince != "" {
 		fmt.Fprintf(&b, " next_changes_since=%s", p.list.NextChangesSince)
 	}
-	if c := p.list.Meta.Count; c.Kind != "" && c.Kind != "none" && c.Value != nil {
-		fmt.Fprintf(&b, " count=%s:%d", c.Kind, *c.Value)
+	if c := p.countFact(); c != "" {
+		b.WriteString(" count=" + c)
 	}
 	if p.connectionID != "" {
 		fmt.Fprintf(&b, " connection_id=%s", p.connectionID)
 	}
-	for _, w := range p.list.Meta.Warnings {
-		b.WriteString("\n" + truncateBytes(p.warningLine(w), maxWarningText))
-	}
-	if len(p.absent) > 0 {
-		b.WriteString("\n" + truncateBytes("note: no record here carries requested field(s) "+strings.Join(p.absent, ", ")+
-			" (not granted to this client, or empty); schema(stream) lists the granted fields", maxWarningText))
-	}
-	if p.withheld > 0 {
-		fmt.Fprintf(&b, "\nwarning text_budget: %d more records of this RS page have ids too long to show here; "+
-			"repeat this call with limit=%d to page past them one page at a time", p.withheld, max(1, len(p.records)))
+	for _, l := range p.warningLines() {
+		b.WriteString("\n" + l)
 	}
 	return b.String()
 }
+
+// warningLines are the page's RS warnings, the note on requested fields no
+// record carries, and the withheld-records warning: lines of the text and
+// members of structuredContent's warnings alike.
+func (p *recordPage) warningLines() []string {
+	var out []string
+	for _, w := range p.list.Meta.Warnings {
+		out = append(out, truncateBytes(p.warningLine(w), maxWarningText))
+	}
+	if len(p.absent) > 0 {
+		out = append(out, truncateBytes("note: no record here carries requested field(s) "+strings.Join(p.absent, ", ")+
+			" (not granted to this client, or empty); schema(stream) lists the granted fields", maxWarningText))
+	}
+	if p.withheld > 0 {
+		out = append(out, fmt.Sprintf("warning text_budget: %d more records of this RS page have ids too long to show here; "+
+			"repeat this call with limit=%d to page past them one page at a time", p.withheld, max(1, len(p.records))))
+	}
+	return out
+}
+
+// structuredRecordFraming is the bytes a record takes in structuredContent
+// besides its fitted data: [<id>,<data>(,<deleted_at>)] and a comma.
+func structuredRecordFraming(r pageRecord) int {
+	n := len(`[,],`) + contentladder.JSONStringLen(r.Ref.ID())
+	if r.Deleted {
+		n += 1 + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
+	}
+	return n
+}
+
+// structuredFraming is the bytes of structuredContent besides its records'
+// framing and data, with a cut hint of cutLen bytes.
+func (p *recordPage) structuredFraming(cutLen int) int {
+	head := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
+		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
+		ConnectionID: p.connectionID, Warnings: p.warningLines(), Legend: recordRowLegend, Records: []recordOnPage{}}
+	return len(head.appendJSON(nil)) + len(`,"cut":""`) + cutLen + 8 // a few escapes in the hint
+}
+
+// fittedJSON is record i's fields as JSON: the fitted preview of its line
+// (an object stays an object), or a JSON string where the fit of a
+// non-object value is not JSON.
+func (p *recordPage) fittedJSON(i int) []byte {
+	if i >= len(p.fitted) || p.fitted[i].text == "" {
+		return nil
+	}
+	t := p.fitted[i].text
+	if pv := p.parsed[i]; pv != nil && pv.kind == 'o' {
+		return []byte(t)
+	}
+	if json.Valid([]byte(t)) {
+		return []byte(t)
+	}
+	return contentladder.AppendJSONString(nil, t)
+}
+
+func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
 
 // text is the model-visible page: every handle first, then every record
 // of the page with its fetch id and its (cut) fields.
@@ -236,7 +331,7 @@ func (p *recordPage) text() string {
 		b.WriteString(l)
 	}
 	if p.firstCut != nil {
-		b.WriteString(cutFooter(p.firstCut.id, p.firstCut.field))
+		b.WriteString(p.cutFooter(p.firstCut.id, p.firstCut.field))
 	}
 	return b.String()
 }
@@ -300,9 +395,6 @@ func truncateBytes(s string, n int) string {
 	return s[:n] + contentladder.Ellipsis
 }
 
-// maxRecordLinks bounds resource_link blocks on a record page.
-const maxRecordLinks = 3
-
 // ladder lists the page's cut and binary fields (tier 1), computed once
 // and shared by structuredContent and the resource links.
 func (p *recordPage) ladder() []contentladder.LadderEntry {
@@ -314,9 +406,13 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 		if len(p.ladderEntries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
 			break
 		}
-		// The structured preview shows structuredStringCap-1 runes plus an
+		// The page shows a cut string's first limit-1 runes plus an
 		// ellipsis; continuations start right after them.
-		opt := contentladder.LadderOptions{PreviewChars: structuredStringCap - 1, MaxEntries: ladderEntriesPerItem}
+		shown := previewMaxRunes
+		if i < len(p.fitted) && p.fitted[i].limit > 0 {
+			shown = p.fitted[i].limit - 1
+		}
+		opt := contentladder.LadderOptions{PreviewChars: max(1, shown), MaxEntries: ladderEntriesPerItem}
 		if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
 			p.ladderEntries = append(p.ladderEntries, contentladder.LadderFromFields(r.Ref, fields, opt)...)
 			continue
@@ -329,18 +425,25 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 	return p.ladderEntries
 }
 
-// resourceLinks offer resource-aware clients the continuation windows of
-// the first cut fields (tier 3); the text and ladder carry the same reads.
+// resourceLinks offer resource-aware clients the continuation window of
+// the first long text the page cuts (tier 3): one entry is enough, since
+// each window's resource read names the next. Claude Code shows every link
+// to the model as a line, so a page links once, tersely, and only text
+// worth a window: short values cut to fit (ids, addresses) are read whole
+// with read_record_field, as the cut hint says.
 func (p *recordPage) resourceLinks() []mcp.Content {
-	var out []mcp.Content
 	for _, l := range p.ladder() {
-		if len(out) == maxRecordLinks {
-			break
-		}
-		if l.Continuation != nil && l.Continuation.ResourceURI != "" {
-			out = append(out, mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+l.FieldPath+" of "+l.ID,
-				fmt.Sprintf("%d chars; window after the preview", l.SizeChars), "text/plain"))
+		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
 		}
 	}
-	return out
+	return nil
 }
+
+// minLinkedChars is the shortest cut text a record page links to.
+const minLinkedChars = 500
+
+// linkLineRoom is what one resource link costs where a host shows it as a
+// line ("[Resource link: <name>] <uri>"): the fit reserves it so the page
+// stays within its budget there too.
+const linkLineRoom = 240

@@ -16,8 +16,6 @@ import (
 // Search rendering bounds.
 const (
 	searchResultSnippet = 320 // runes of snippet in structuredContent.results
-	searchLadderHits    = 10
-	searchResourceLinks = 3
 	searchTitleRunes    = 90
 )
 
@@ -88,35 +86,18 @@ func (p *searchPage) sourceMix() []sourceCount {
 	return out
 }
 
-// ladder gives each top hit's matched field a continuation: a read around
-// the query term, as tool arguments and as a field-window resource.
-func (p *searchPage) ladder(a searchArgs) []contentladder.LadderEntry {
-	var out []contentladder.LadderEntry
-	for i, h := range p.hits {
-		if i == searchLadderHits || h.SnippetField == "" || h.ConnectionID == "" {
-			break
-		}
-		q := firstTerm(h.Snippet, a.Q)
-		out = append(out, contentladder.LadderEntry{
-			ID: h.Ref.ID(), ConnectionID: h.ConnectionID, Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
-			FieldPath: h.SnippetField, Type: "string", Class: contentladder.ClassText, Status: contentladder.StatusSnippetOnly,
-			Continuation: &contentladder.Continuation{Tool: contentladder.ToolReadRecordField,
-				Args:        map[string]any{"id": h.Ref.ID(), "field_path": h.SnippetField, "q": q},
-				ResourceURI: contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})},
-		})
-	}
-	return out
-}
-
-// firstTerm is the first highlighted term of a snippet (the exact text the
-// field contains, so a case-sensitive field-window q finds it), else the query.
-func firstTerm(snippet, q string) string {
+// markedTerm is the first highlighted term of a snippet: the exact text
+// the field contains, so a case-sensitive field-window q finds it. "" when
+// the snippet marks nothing (a semantic or hybrid hit): the query's words
+// need not occur in the field then (issue 24.3: on the real RS 4 of 5
+// semantic continuations with q failed with query_not_found).
+func markedTerm(snippet string) string {
 	if _, rest, ok := strings.Cut(snippet, "<mark>"); ok {
 		if term, _, ok := strings.Cut(rest, "</mark>"); ok && strings.TrimSpace(term) != "" {
 			return term
 		}
 	}
-	return q
+	return ""
 }
 
 // searchTextBudget is the content[] byte budget of a page of n hits:
@@ -125,7 +106,12 @@ func searchTextBudget(n int) int { return 2000 + 250*n }
 
 // searchFooter says what to do with a hit; printed once per page.
 const searchFooter = "\nhit lines: fetch id \"title\" (source) matched_field: snippet, cut with …; " +
-	"fetch(id) returns a hit as a document; read_record_field(id, field_path, q) reads the text around a match."
+	"fetch(id) returns a hit as a document; " + continuationHow + "."
+
+// continuationHow is the per-mode way on from a hit, the same in both
+// channels: q only where the snippet marks a word the field contains.
+const continuationHow = "read_record_field(id, field_path, q=a word marked in the snippet) reads the text around a lexical match; " +
+	"a hit with no marked word (semantic, hybrid) reads from the field's start: read_record_field(id, field_path)"
 
 // maxRetryWarningText bounds a warning that ends in the exact call to
 // retry: it repeats the caller's own arguments (q up to 1,000 characters,
@@ -143,10 +129,70 @@ func warningTextLimit(w warning) int {
 // maxHitLabel bounds a hit's source label in text.
 const maxHitLabel = 40
 
-// text renders every hit of the page for a model that reads only
-// content[]: first_fetch_id first, paging handles, source mix, then one
-// line per hit whose title and snippet are cut evenly to fit the budget.
-func (p *searchPage) text(a searchArgs) string {
+// searchLayout is one search page fitted to its budget once, for both
+// channels: the header facts, the warning lines, and each hit's title and
+// snippet as shown (R-3: the text and structuredContent show the same).
+type searchLayout struct {
+	warnings []string   // the text's warning lines, without their newline
+	shown    []hitShown // per hit, in page order
+}
+
+// hitShown is what one hit shows: the title and snippet as cut to fit.
+type hitShown struct {
+	title, snippet string
+}
+
+// hitJSONExtra is how many more bytes a hit takes in structuredContent
+// than on its text line: member names and braces in place of the line's
+// number and separators. The fit reserves it so both channels stay inside
+// the page budget.
+const hitJSONExtra = 24
+
+// layout fits the page once; text and structured render from it.
+func (p *searchPage) layout() *searchLayout {
+	if p.laid != nil {
+		return p.laid
+	}
+	l := &searchLayout{shown: make([]hitShown, len(p.hits))}
+	for _, w := range p.warnings {
+		l.warnings = append(l.warnings, truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
+	}
+	if len(p.recall) > 0 {
+		l.warnings = append(l.warnings, recallWarning)
+	}
+	p.laid = l
+	if len(p.hits) == 0 {
+		return l
+	}
+	lines := make([]hitLine, len(p.hits))
+	natural := make([]int, len(p.hits))
+	floor := make([]int, len(p.hits))
+	for i, h := range p.hits {
+		lines[i] = h.hitLine(i)
+		natural[i] = len(lines[i].render(searchResultSnippet)) + hitJSONExtra + len(h.label())
+		floor[i] = len(lines[i].render(0)) + hitJSONExtra + len(h.label())
+	}
+	room := searchTextBudget(len(p.hits)) - max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
+	for _, w := range l.warnings {
+		room -= len(w) + 8
+	}
+	sizes, ok := shareBudget(natural, floor, room)
+	for i, h := range p.hits {
+		n := 0 // unreachable with bounded ids and titles; never drop a hit
+		if ok {
+			n = lines[i].fitRunes(sizes[i] - hitJSONExtra - len(h.label()))
+		}
+		l.shown[i] = lines[i].shown(n)
+	}
+	return l
+}
+
+// recallWarning is the line for a page ranked over a bounded window.
+const recallWarning = "warning recall: ranked over a bounded candidate window, not all matches; more may exist, do not treat this page as exhaustive"
+
+// header is the text's first line and the source mix: first_fetch_id
+// first, then the paging handles.
+func (p *searchPage) header() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hits.", len(p.hits))
 	if len(p.hits) > 0 {
@@ -157,36 +203,35 @@ func (p *searchPage) text(a searchArgs) string {
 		fmt.Fprintf(&b, " next_cursor=%s (any limit)", p.nextCursor)
 	}
 	if p.multiConn {
-		b.WriteString("\nsource_mix:")
-		for _, m := range p.sourceMix() {
-			fmt.Fprintf(&b, " %s(%s)=%d", m.connectionID, truncateBytes(m.label, maxHitLabel), m.count)
-		}
+		b.WriteString("\nsource_mix:" + p.sourceMixText())
 	}
-	for _, w := range p.warnings {
-		b.WriteString("\n" + truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
+	return b.String()
+}
+
+// sourceMixText is the source mix as the text's source_mix line shows it.
+func (p *searchPage) sourceMixText() string {
+	var b strings.Builder
+	for _, m := range p.sourceMix() {
+		fmt.Fprintf(&b, " %s(%s)=%d", m.connectionID, truncateBytes(m.label, maxHitLabel), m.count)
 	}
-	if len(p.recall) > 0 {
-		b.WriteString("\nwarning recall: ranked over a bounded candidate window, not all matches; more may exist, do not treat this page as exhaustive")
+	return strings.TrimPrefix(b.String(), " ")
+}
+
+// text renders every hit of the page for a model that reads only
+// content[]: first_fetch_id first, paging handles, source mix, then one
+// line per hit whose title and snippet are cut evenly to fit the budget.
+func (p *searchPage) text(a searchArgs) string {
+	l := p.layout()
+	var b strings.Builder
+	b.WriteString(p.header())
+	for _, w := range l.warnings {
+		b.WriteString("\n" + w)
 	}
 	if len(p.hits) == 0 {
 		return b.String()
 	}
-	lines := make([]hitLine, len(p.hits))
-	natural := make([]int, len(p.hits))
-	floor := make([]int, len(p.hits))
 	for i, h := range p.hits {
-		lines[i] = h.hitLine(i)
-		natural[i] = len(lines[i].render(searchResultSnippet))
-		floor[i] = len(lines[i].render(0))
-	}
-	room := searchTextBudget(len(p.hits)) - b.Len() - len(searchFooter)
-	sizes, ok := shareBudget(natural, floor, room)
-	for i := range p.hits {
-		if !ok { // unreachable with bounded ids and titles; never drop a hit
-			b.WriteString(lines[i].render(0))
-			continue
-		}
-		b.WriteString(lines[i].fit(sizes[i]))
+		b.WriteString(h.hitLine(i).line(l.shown[i]))
 	}
 	b.WriteString(searchFooter)
 	return b.String()
@@ -197,7 +242,6 @@ func (p *searchPage) text(a searchArgs) string {
 type hitLine struct {
 	head    string // "\n<n>. <fetch id> "
 	title   string // the title on one line
-	quoted  string // the title quoted as cut for snippets of searchTitleRunes or more
 	label   string // " (<source>)" or ""
 	field   string // " <matched field>: " or ""
 	snippet contentladder.Marked
@@ -210,7 +254,6 @@ type hitLine struct {
 // hitLine prepares hit i's line.
 func (h searchHit) hitLine(i int) hitLine {
 	l := hitLine{head: "\n" + strconv.Itoa(i+1) + ". " + h.Ref.ID() + " ", title: oneLine(h.Title)}
-	l.quoted = l.quotedTitle(searchTitleRunes)
 	if label := h.label(); label != "" && !strings.Contains(h.Title, label) {
 		l.label = " (" + label + ")"
 	}
@@ -218,45 +261,55 @@ func (h searchHit) hitLine(i int) hitLine {
 	case h.SnippetField == "":
 		l.hasFixed = true
 	case contentladder.StripMarks(h.Snippet) == h.Title:
-		l.fixed, l.hasFixed = " "+h.SnippetField+": (the title)", true // the match is the title itself; do not repeat it
+		l.fixed, l.hasFixed = " "+h.SnippetField+": "+theTitle, true // the match is the title itself; do not repeat it
 	default:
 		l.field, l.snippet = " "+h.SnippetField+": ", contentladder.ParseMarked(oneLine(h.Snippet))
 	}
 	return l
 }
 
-// quotedTitle is the title cut to n runes, quoted.
-func (l hitLine) quotedTitle(n int) string {
-	title, _ := contentladder.TruncateRunes(l.title, n)
-	return strconv.Quote(title)
-}
-
-// fit is the line with the longest snippet that fits maxBytes.
-func (l hitLine) fit(maxBytes int) string {
-	if whole := l.render(searchResultSnippet); len(whole) <= maxBytes {
-		return whole // what the search below would settle on
+// fitRunes is the longest snippet length (runes) whose line fits maxBytes.
+func (l hitLine) fitRunes(maxBytes int) int {
+	if len(l.render(searchResultSnippet)) <= maxBytes {
+		return searchResultSnippet // what the search below would settle on
 	}
-	n := sort.Search(searchResultSnippet+1, func(n int) bool { return len(l.render(n)) > maxBytes }) - 1
-	return l.render(max(0, n))
+	return max(0, sort.Search(searchResultSnippet+1, func(n int) bool { return len(l.render(n)) > maxBytes })-1)
 }
 
-// render writes the line: number, fetch id, title, source label, and the
-// matched field with its snippet cut to n runes (the title is cut too when
-// n is small, never below a readable stub).
-func (l hitLine) render(n int) string {
-	title := l.quoted
+// render writes the line with the snippet cut to n runes.
+func (l hitLine) render(n int) string { return l.line(l.shown(n)) }
+
+// shown is the title and snippet the line shows with the snippet cut to n
+// runes (the title is cut too when n is small, never below a readable
+// stub). A match on the title itself shows "(the title)".
+func (l hitLine) shown(n int) hitShown {
+	title, _ := contentladder.TruncateRunes(l.title, searchTitleRunes)
 	if n < searchTitleRunes {
-		title = l.quotedTitle(max(24, n))
+		title, _ = contentladder.TruncateRunes(l.title, max(24, n))
 	}
-	line := l.head + title + l.label
 	switch {
+	case l.hasFixed && l.fixed == "":
+		return hitShown{title: title}
 	case l.hasFixed:
-		return line + l.fixed
+		return hitShown{title: title, snippet: theTitle}
 	case n == 0:
-		return line + l.field + "…"
+		return hitShown{title: title, snippet: contentladder.Ellipsis}
 	}
 	snippet, _ := l.snippet.Truncate(n)
-	return line + l.field + snippet
+	return hitShown{title: title, snippet: snippet}
+}
+
+// theTitle stands for a snippet that is the title itself.
+const theTitle = "(the title)"
+
+// line writes the text line of a hit as shown: number, fetch id, quoted
+// title, source label, and the matched field with its snippet.
+func (l hitLine) line(s hitShown) string {
+	out := l.head + strconv.Quote(s.title) + l.label
+	if l.hasFixed {
+		return out + l.fixed
+	}
+	return out + l.field + s.snippet
 }
 
 // label names the hit's source: its connection's display name, else the
@@ -270,24 +323,22 @@ func (h searchHit) label() string {
 	return l
 }
 
-// resourceLinks point resource-aware clients at the text around each top
-// hit's match (a bounded field window with next/previous URIs), or at the
-// record when the hit has no matched field.
+// resourceLinks point resource-aware clients at the text around the top
+// hit's match (a bounded field window whose resource read names the next
+// and previous windows), or at the record when it has no matched field.
+// One link, tersely named: Claude Code shows each link to the model as a
+// line beside the page.
 func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
-	var out []mcp.Content
-	for i, h := range p.hits {
-		if i == searchResourceLinks || h.ConnectionID == "" {
-			break
-		}
-		if h.SnippetField == "" {
-			out = append(out, mcp.NewResourceLink(contentladder.RecordURI(h.Ref), h.Title, "record "+h.Ref.ID(), "application/json"))
-			continue
-		}
-		q := firstTerm(h.Snippet, a.Q)
-		uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: true})
-		out = append(out, mcp.NewResourceLink(uri, h.Title, fmt.Sprintf("text around %q in %s of %s", q, h.SnippetField, h.Ref.ID()), "text/plain"))
+	if len(p.hits) == 0 || p.hits[0].ConnectionID == "" {
+		return nil
 	}
-	return out
+	h := p.hits[0]
+	if h.SnippetField == "" {
+		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "hit 1", "", "application/json")}
+	}
+	q := markedTerm(h.Snippet)
+	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: q != ""})
+	return []mcp.Content{mcp.NewResourceLink(uri, "hit 1 match", "", "text/plain")}
 }
 
 // oneLine folds whitespace runs (newlines included) to single spaces so a

@@ -75,7 +75,7 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 	if te != nil {
 		return nil, resourceError(te)
 	}
-	structured, _ := json.Marshal(res.structured(nil))
+	structured, _ := json.Marshal(res.structured())
 	return []mcp.ResourceContents{
 		mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: res.text()},
 		mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(structured)},

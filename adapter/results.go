@@ -46,9 +46,11 @@ func resultError(res *mcp.CallToolResult) *toolError {
 }
 
 // toolOutput is a success's structuredContent: one typed result per tool
-// (schemaResult, recordsPageResult, searchResult, aggregateResult,
-// document, fieldWindowResult), whose json tags fix the member order the
-// tool's outputSchema and goldens pin. Only members whose keys come from
+// (schemaResult, recordsPageResult, searchResult, aggregateView,
+// document, windowPage), whose json tags fix the member order the tool's
+// outputSchema and goldens pin. Each is the same page as the tool's text,
+// for a model reading JSON: hosts such as Claude Code and Codex hand the
+// model structuredContent in place of the text. Only members whose keys come from
 // runtime data (an RS body, a record payload) stay ordered raw JSON.
 type toolOutput interface{ toolOutput() }
 

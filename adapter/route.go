@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,6 +35,9 @@ type sourceSet struct {
 	// blind counts failed grants with no cached index: their streams and
 	// connections are unknown, so a name missing from ix may be theirs.
 	blind int
+	// picked is the call's grant_id: the grant a source-required read
+	// must use ("" lets routing choose).
+	picked string
 }
 
 // sources verifies the call's grants and merges their compact schemas.
@@ -48,10 +53,14 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
-	set := &sourceSet{warns: warns}
+	set := &sourceSet{warns: warns, picked: grantChoice(ctx)}
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {
+		if err == nil {
+			// The RS names the token's grant: cursors bind to it.
+			grants[i].ID = docs[i].Bearer.GrantID
+		}
 		if !errors.Is(err, errOwnerToken) {
 			set.grants = append(set.grants, grants[i])
 		}
@@ -72,6 +81,7 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 			if last := s.schemas.lastGood(grants[i].Key); last != nil {
 				ok = append(ok, last)
 				w.GrantID = last.Bearer.GrantID
+				set.grants[len(set.grants)-1].ID = last.Bearer.GrantID
 				w.Message = fmt.Sprintf("grant %d of %d could not be read (%s); its streams are routed from its last readable schema and may fail", i+1, len(grants), errorCode(err))
 			} else {
 				set.blind++
@@ -195,11 +205,12 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 // schema is dropped so the next call sees the RS's current grant.
 func (s *Server) rsError(set *sourceSet, g Grant, err error, stream, connectionID string) *toolError {
 	var rsErr *rsclient.Error
-	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized {
-		return fromError(err)
-	}
-	if !strings.HasPrefix(rsErr.Code, "context.") {
-		return fromError(err)
+	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized || !strings.HasPrefix(rsErr.Code, "context.") {
+		te := fromError(err)
+		if rsErr != nil && te.Code == rsErr.Code {
+			te.Next = s.refusalSteps(set, g, rsErr, stream, connectionID)
+		}
+		return te
 	}
 	s.schemas.forget(g)
 	if rsErr.Code == "context.instance_mismatch" && connectionID != "" {
@@ -230,22 +241,64 @@ func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
 		return Grant{}, te
 	}
 	grants, ix := set.grants, set.ix
-	if len(grants) == 1 {
+	if len(grants) == 1 && set.picked == "" {
 		return grants[0], nil
 	}
-	if connectionID != "" {
-		src, _ := ix.Connection(connectionID)
-		return grantByKey(grants, src.GrantKey), nil
-	}
-	sources := ix.StreamSources(stream)
-	keys := map[string]bool{}
-	for _, src := range sources {
-		keys[src.GrantKey] = true
+	serving := ix.ServingGrants(stream, connectionID)
+	keys, te := set.pickGrant(serving, stream, connectionID)
+	if te != nil {
+		return Grant{}, te
 	}
 	if len(keys) == 1 {
-		return grantByKey(grants, sources[0].GrantKey), nil
+		g := grantByKey(grants, keys[0])
+		if len(serving) > 1 {
+			set.warns = append(set.warns, warning{Code: "grant_chosen", GrantID: g.ID,
+				Message: fmt.Sprintf("%d cached grants serve this read; answered by grant %s (%s), as grant_id asked", len(serving), g.ID, grantLabel(ix, g.Key))})
+		}
+		return g, nil
 	}
-	return Grant{}, ambiguityError("ambiguous_connection", ix.Candidates(stream, maxCandidates), stream)
+	// Several grants serve the read (overlapping grants): never let cache
+	// order pick a narrower one. The grant that covers the others (every
+	// stream, connection and field they give) answers, and the result
+	// says so.
+	if key, ok := widestGrant(ix, keys, stream, connectionID); ok {
+		g := grantByKey(grants, key)
+		set.warns = append(set.warns, chosenGrantNote(ix, g, len(keys), stream, connectionID))
+		return g, nil
+	}
+	if connectionID == "" {
+		return Grant{}, ambiguityError("ambiguous_connection", ix.Candidates(stream, maxCandidates), stream)
+	}
+	return Grant{}, grantChoiceError(ix, grants, keys, stream, connectionID)
+}
+
+// widestGrant is the one grant among keys whose coverage of the request
+// includes every other's; ok is false when none does, or when several
+// distinct grants cover exactly the same (the schema cannot tell them
+// apart, e.g. by a time window, so neither may be picked silently).
+// Tokens of the same grant id are one grant.
+func widestGrant(ix *schemaindex.Index, keys []string, stream, connectionID string) (string, bool) {
+	covs := make([]schemaindex.Coverage, len(keys))
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		covs[i] = ix.GrantCoverage(k, stream, connectionID)
+		ids[i] = ix.GrantID(k)
+	}
+	var widest []int
+	for i := range keys {
+		if !slices.ContainsFunc(covs, func(o schemaindex.Coverage) bool { return !covs[i].Covers(o) }) {
+			widest = append(widest, i)
+		}
+	}
+	if len(widest) == 0 {
+		return "", false
+	}
+	for _, w := range widest[1:] {
+		if ids[w] == "" || ids[w] != ids[widest[0]] {
+			return "", false
+		}
+	}
+	return keys[widest[0]], true
 }
 
 func grantByKey(grants []Grant, key string) Grant {
@@ -288,4 +341,56 @@ func candidateItems(c schemaindex.Candidates) []map[string]string {
 		items = append(items, m)
 	}
 	return items
+}
+
+// chosenGrantNote tells the result which grant answered a read several
+// grants could serve, and why that one (a note carried with the result's
+// warnings, so text and structuredContent both say it).
+func chosenGrantNote(ix *schemaindex.Index, g Grant, n int, stream, connectionID string) warning {
+	what := "stream " + strconv.Quote(stream)
+	if stream == "" {
+		what = "this read"
+	}
+	if connectionID != "" {
+		what += " on connection " + connectionID
+	}
+	id := g.ID
+	if id == "" {
+		id = "(unnamed grant)"
+	}
+	return warning{Code: "grant_chosen", GrantID: g.ID,
+		Message: fmt.Sprintf("%d cached grants serve %s; answered by grant %s (%s), which covers every stream, connection and field the others give", n, what, id, grantLabel(ix, g.Key))}
+}
+
+// grantLabel names a grant for people: its connector and connection labels.
+func grantLabel(ix *schemaindex.Index, key string) string {
+	labels := ix.GrantLabels(key)
+	if len(labels) == 0 {
+		return "no readable schema"
+	}
+	return strings.Join(labels, ", ")
+}
+
+// grantChoiceError is the typed, bounded answer when several grants serve
+// a read and none covers the others: each candidate names its grant id,
+// label and what it gives of the request, so the person can say which
+// grant they mean.
+func grantChoiceError(ix *schemaindex.Index, grants []Grant, keys []string, stream, connectionID string) *toolError {
+	items := make([]map[string]any, 0, min(len(keys), maxCandidates))
+	for _, k := range keys[:min(len(keys), maxCandidates)] {
+		cov := ix.GrantCoverage(k, stream, connectionID)
+		fields := 0
+		for _, sc := range cov {
+			fields += len(sc.Fields)
+		}
+		items = append(items, map[string]any{"grant_id": grantByKey(grants, k).ID, "label": grantLabel(ix, k),
+			"streams": len(cov), "granted_fields": fields})
+	}
+	extras := []field{{"param", "grant_id"}, {"retry_with", "grant_id"}, {"available_grants", items}, {"available_grant_count", len(keys)}}
+	if len(keys) > maxCandidates {
+		extras = append(extras, field{"available_grants_truncated", true})
+	}
+	return newAdapterError("ambiguous_grant",
+		fmt.Sprintf("%d cached grants serve connection %s and none covers the others (each gives streams or fields the other lacks), so no answer would be complete; retry with grant_id set to the grant you mean (%s)", len(keys), connectionID, strings.Join(grantIDs(ix, keys), " or ")),
+		extras...)
 }

@@ -105,5 +105,10 @@ func TestSchemaFullTextBoundedAt60Fields(t *testing.T) {
 	if len(r.text()) > 8*1024 {
 		t.Errorf("full text %d B > 8 KB at 60 fields", len(r.text()))
 	}
-	t.Logf("60 fields: full text %d B", len(r.text()))
+	// The same budget binds the page a host hands the model.
+	host := hostJSON(t, r.StructuredContent)
+	if len(host) > 8*1024 || !strings.Contains(string(host), "field_number_59 string/date-time|null") {
+		t.Errorf("full structuredContent %d B (> 8 KB, or without the types line)", len(host))
+	}
+	t.Logf("60 fields: full text %d B, structuredContent %d B", len(r.text()), len(host))
 }

@@ -60,7 +60,7 @@ func TestSchemaGlobalIndexShowsEveryStream(t *testing.T) {
 	if n := len(r.text()) + len(r.StructuredContent); n > 8192 {
 		t.Errorf("global result is %d bytes; budget 8192", n)
 	}
-	if strings.Count(string(r.StructuredContent), `"message_bodies"`) != 1 {
+	if strings.Count(string(r.StructuredContent), "message_bodies") != 1 {
 		t.Errorf("a stream list appears more than once: %s", r.StructuredContent)
 	}
 }
@@ -118,25 +118,22 @@ func TestSchemaSharedStreamNeedsConnectionForFullDetail(t *testing.T) {
 	if full.IsError {
 		t.Fatal(full.text())
 	}
+	// The text's JSON Schema types line is in structuredContent too, for
+	// one source, and the RS's exhaustive document is not (R-3).
 	var doc struct {
 		Data struct {
-			Streams    json.RawMessage `json:"streams"`
-			Connectors []struct {
-				Streams []struct {
-					Name   string          `json:"name"`
-					Schema json.RawMessage `json:"schema"`
-				} `json:"streams"`
-			} `json:"connectors"`
+			Sources []json.RawMessage `json:"sources"`
+			Types   string            `json:"json_schema_types"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(full.StructuredContent, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Data.Streams != nil {
-		t.Error("full detail repeats top-level streams beside connectors")
+	if len(doc.Data.Sources) != 1 || doc.Data.Types == "" || !strings.Contains(full.text(), doc.Data.Types) {
+		t.Errorf("full detail should be one source with the text's types line: %.400s", full.StructuredContent)
 	}
-	if len(doc.Data.Connectors) != 1 || len(doc.Data.Connectors[0].Streams) != 1 || len(doc.Data.Connectors[0].Streams[0].Schema) < 10 {
-		t.Errorf("full detail should be one source with its raw JSON Schema: %.400s", full.StructuredContent)
+	if strings.Contains(string(full.StructuredContent), `"$schema"`) || strings.Contains(string(full.StructuredContent), `"properties"`) {
+		t.Errorf("the RS's exhaustive document leaked into structuredContent: %.400s", full.StructuredContent)
 	}
 }
 
@@ -229,14 +226,14 @@ func TestSchemaBudgetsOnGeneratedGrants(t *testing.T) {
 				t.Errorf("global result %d B exceeds %d", total, tc.budget)
 			}
 			var sc struct {
-				Data schemaindex.GlobalView `json:"data"`
+				Data schemaindex.IndexPage `json:"data"`
 			}
 			if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
 				t.Fatal(err)
 			}
 			n := 0
 			for _, conn := range sc.Data.Connectors {
-				for _, s := range conn.Streams {
+				for _, s := range strings.Split(conn.Streams, "|") {
 					n++
 					if !strings.Contains(r.text(), s) {
 						t.Errorf("stream %q missing from text", s)

@@ -15,7 +15,7 @@ import (
 // sourceState is one source's position in the merged result. The whole
 // merged paging state lives in the cursor, none on the server.
 type sourceState struct {
-	K string `json:"k"`           // first 8 chars of the grant key: guards slot order
+	K string `json:"k"`           // grantTag of the source's grant: guards slot order
 	C string `json:"c,omitempty"` // RS cursor of the page to continue from ("" = first page)
 	O int    `json:"o,omitempty"` // hits of that page already returned
 	R int    `json:"r,omitempty"` // hits of this source returned so far

@@ -40,6 +40,7 @@ type searchPage struct {
 	warnings   []warning
 	recall     []string
 	multiConn  bool
+	laid       *searchLayout // the fitted page, once
 }
 
 // searchFanIn runs one merged search page across the source set (R-7,
@@ -85,7 +86,7 @@ func resumeState(sources []searchSource, hash string, prev *searchCursor) ([]sou
 	}
 	for i := range c.S {
 		if c.S[i].K != state[i].K {
-			return nil, newAdapterError("invalid_cursor", "this search cursor was issued for another set of grants; repeat the first search", field{"param", "cursor"})
+			return nil, newAdapterError("invalid_cursor", "this search cursor was issued for another set of grants (a refreshed token of the same grant continues it; another grant, or grants added or removed, does not); repeat the first search", field{"param", "cursor"})
 		}
 	}
 	return c.S, nil

@@ -21,22 +21,16 @@ import (
 
 var firstFetchIDRe = regexp.MustCompile(`first_fetch_id=(\S+)`)
 
+// searchResults is search's structuredContent as a model reads it, with
+// each hit's identity parsed from its self-contained id.
 type searchResults struct {
-	Results []struct {
-		ID           string `json:"id"`
-		Title        string `json:"title"`
-		URL          string `json:"url"`
-		ConnectionID string `json:"connection_id"`
-		ConnectorKey string `json:"connector_key"`
-		Stream       string `json:"stream"`
-		RecordID     string `json:"record_id"`
-		DisplayName  string `json:"display_name"`
-		Snippet      string `json:"snippet"`
-	} `json:"results"`
-	Data struct {
-		HasMore    bool   `json:"has_more"`
-		NextCursor string `json:"next_cursor"`
-	} `json:"data"`
+	Results    []hitRow    `json:"-"`
+	How        string      `json:"how"`
+	Hits       [][5]string `json:"hits"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor"`
+	SourceMix  string      `json:"source_mix"`
+	Warnings   []string    `json:"warnings"`
 }
 
 func decodeSearch(t *testing.T, r toolResult) searchResults {
@@ -48,7 +42,25 @@ func decodeSearch(t *testing.T, r toolResult) searchResults {
 	if err := json.Unmarshal(r.StructuredContent, &sr); err != nil {
 		t.Fatal(err)
 	}
+	if len(sr.Hits) > 0 && !strings.HasPrefix(sr.How, "hits are [id,title,source,field,snippet]") {
+		t.Fatalf("hit rows unexplained: %q", sr.How)
+	}
+	for _, row := range sr.Hits {
+		ref, _, err := contentladder.ParseID(row[0])
+		if err != nil {
+			t.Fatalf("hit id %q: %v", row[0], err)
+		}
+		sr.Results = append(sr.Results, hitRow{ID: row[0], Title: row[1], Source: row[2], Field: row[3], Snippet: row[4],
+			ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID})
+	}
 	return sr
+}
+
+// hitRow is one hit row of search's structuredContent, with its identity
+// parsed from the self-contained id.
+type hitRow struct {
+	ID, Title, Source, Field, Snippet string
+	ConnectionID, Stream, RecordID    string
 }
 
 // searchAll pages a search to the end, reading next_cursor from text.
@@ -102,7 +114,7 @@ func TestSearchFanInMergesGloballyWithIdentity(t *testing.T) {
 	}
 	conns := map[string]bool{}
 	for _, h := range sr.Results {
-		if h.ConnectionID == "" || h.ConnectorKey == "" || h.Stream == "" || h.RecordID == "" || h.Title == "" || h.URL == "" {
+		if h.ConnectionID == "" || h.Source == "" || h.Stream == "" || h.RecordID == "" || h.Title == "" {
 			t.Errorf("hit lacks identity: %+v", h)
 		}
 		if h.ID != h.ConnectionID+"/"+h.Stream+":"+h.RecordID {
@@ -248,7 +260,7 @@ func TestSearchOneSlowGrantDegradesToWarning(t *testing.T) {
 		t.Errorf("no source_unavailable warning:\n%s", r.text())
 	}
 	for _, h := range sr.Results {
-		if h.ConnectorKey == "slack" {
+		if h.ConnectionID == demodata.SlackConnectionID {
 			t.Errorf("slow grant's hit present: %s", h.ID)
 		}
 	}

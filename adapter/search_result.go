@@ -1,93 +1,64 @@
 package adapter
 
-import "github.com/pdpp/pdpp-mcp/contentladder"
-
-// searchResult is search's structuredContent (R-7): the hits in the
-// OpenAI search shape, the page's handles and provenance under data, and
-// a read around each top hit's match.
+// searchResult is search's structuredContent: the same page as the text,
+// for a model reading JSON (R-3, R-7). Hosts such as Claude Code and Codex
+// hand the model this object instead of the text, so it carries the same
+// handles, warnings, source mix and hits (titles and snippets cut exactly
+// as on the text's lines) and the same hint, and no REST envelope.
 type searchResult struct {
-	Results       []searchHitResult           `json:"results"`
-	Data          searchPageData              `json:"data"`
-	ContentLadder []contentladder.LadderEntry `json:"content_ladder,omitempty"`
+	HitsShown  int         `json:"hits_shown"`
+	HasMore    bool        `json:"has_more"`
+	NextCursor string      `json:"next_cursor,omitempty"` // continues with any limit
+	SourceMix  string      `json:"source_mix,omitempty"`  // pages over more than one connection
+	Warnings   []string    `json:"warnings,omitempty"`
+	How        string      `json:"how,omitempty"` // what a hit row holds and what to do with it
+	Hits       [][5]string `json:"hits"`
 }
 
 func (searchResult) toolOutput() {}
 
-// searchHitResult is one hit with its source identity.
-type searchHitResult struct {
-	ID           string `json:"id"`
-	Title        string `json:"title"`
-	URL          string `json:"url"`
-	ConnectionID string `json:"connection_id"`
-	ConnectorKey string `json:"connector_key"`
-	Stream       string `json:"stream"`
-	RecordID     string `json:"record_id"`
-	DisplayName  string `json:"display_name,omitempty"`
-	*hitSnippet
-	MatchedFields []string `json:"matched_fields,omitempty"`
-	AuthoredAt    string   `json:"authored_at,omitempty"`
-	EmittedAt     string   `json:"emitted_at,omitempty"`
+// A hit row's cells are the text line's parts in its order: id, title,
+// source, field, snippet (searchHow names them). Rows of cells, not
+// objects, keep the page near the text's size: member names on every hit
+// cost a model more than the hits' own titles. The first row's id is the
+// text's first_fetch_id.
+
+// hitRow is one hit as its text line shows it.
+func hitRow(h searchHit, shown hitShown) [5]string {
+	return [5]string{h.Ref.ID(), shown.title, h.label(), h.SnippetField, shown.snippet}
 }
 
-// hitSnippet is a hit's highlighted snippet and the field it came from;
-// both members or neither.
-type hitSnippet struct {
-	Snippet      string `json:"snippet"`
-	SnippetField string `json:"snippet_field"`
-}
+// searchHow is the structured page's hint: what to do with a hit.
+const searchHow = "hits are [id,title,source,field,snippet], cut with …; fetch(id) for the document; " +
+	continuationHow + "; cursor=next_cursor for more"
 
-// searchPageData is the page's paging handles, source mix, recall and
-// warnings.
-type searchPageData struct {
-	Object      string        `json:"object"` // always "search"
-	Q           string        `json:"q"`
-	Mode        string        `json:"mode"`
-	ResultCount int           `json:"result_count"`
-	HasMore     bool          `json:"has_more"`
-	NextCursor  string        `json:"next_cursor,omitempty"`
-	SourceMix   []sourceShare `json:"source_mix,omitempty"` // pages over more than one connection
-	Recall      *searchRecall `json:"recall,omitempty"`
-	Warnings    []warning     `json:"warnings,omitempty"`
-}
-
-// sourceShare is one connection's share of a search page.
-type sourceShare struct {
-	ConnectionID string `json:"connection_id"`
-	Label        string `json:"label"`
-	Count        int    `json:"count"`
-}
-
-// searchRecall says the ranking saw a bounded candidate window, with the
-// RS's recall facts.
-type searchRecall struct {
-	Complete bool     `json:"complete"` // always false: only incomplete recall is reported
-	Notes    []string `json:"notes"`
-}
-
-func (h searchHit) result() searchHitResult {
-	r := searchHitResult{ID: h.Ref.ID(), Title: h.Title, URL: h.URL, ConnectionID: h.ConnectionID,
-		ConnectorKey: h.ConnectorKey, Stream: h.Ref.Stream, RecordID: h.Ref.RecordID, DisplayName: h.Display,
-		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt}
-	if h.Snippet != "" {
-		r.hitSnippet = &hitSnippet{Snippet: h.Snippet, SnippetField: h.SnippetField}
+func (p *searchPage) structured() searchResult {
+	l := p.layout()
+	r := p.structuredHead()
+	r.Warnings = l.warnings
+	r.Hits = make([][5]string, len(p.hits))
+	for i, h := range p.hits {
+		r.Hits[i] = hitRow(h, l.shown[i])
+	}
+	if len(p.hits) > 0 {
+		r.How = searchHow
 	}
 	return r
 }
 
-func (p *searchPage) structured(a searchArgs) searchResult {
-	results := make([]searchHitResult, len(p.hits))
-	for i, h := range p.hits {
-		results[i] = h.result()
-	}
-	data := searchPageData{Object: "search", Q: a.Q, Mode: a.Mode, ResultCount: len(p.hits), HasMore: p.hasMore,
-		NextCursor: p.nextCursor, Warnings: p.warnings}
+// structuredHead is the page's members besides warnings and hits.
+func (p *searchPage) structuredHead() searchResult {
+	r := searchResult{HitsShown: len(p.hits), HasMore: p.hasMore, NextCursor: p.nextCursor}
 	if p.multiConn {
-		for _, m := range p.sourceMix() {
-			data.SourceMix = append(data.SourceMix, sourceShare{ConnectionID: m.connectionID, Label: m.label, Count: m.count})
-		}
+		r.SourceMix = p.sourceMixText()
 	}
-	if len(p.recall) > 0 {
-		data.Recall = &searchRecall{Complete: false, Notes: p.recall}
-	}
-	return searchResult{Results: results, Data: data, ContentLadder: p.ladder(a)}
+	return r
+}
+
+// structuredFraming is the bytes of the structured page besides its
+// warnings and hits.
+func (p *searchPage) structuredFraming() int {
+	head := p.structuredHead()
+	head.Hits, head.How = [][5]string{}, searchHow
+	return len(marshalNoEscape(head))
 }

@@ -30,8 +30,15 @@ type Config struct {
 	// Reload, when set (stdio), re-reads the credential cache. It runs
 	// when a grant is past its Expires or the RS refuses a bearer (401,
 	// not a context.* code); a call refused that way is retried once when
-	// the cache then holds other grants. At most once per second.
+	// the cache then holds other grants. At most once per second for one
+	// state of the file (CacheStamp); a changed file is read at once.
 	Reload func() ([]Grant, error)
+	// CacheStamp, when set with Reload (stdio), names the credential
+	// cache file's current state (inode, size, modification time): a call
+	// that finds another stamp than the grants were read at re-reads the
+	// cache first, so a credential `pdpp connect` just wrote serves the
+	// very next call. Concurrent calls share the one re-read.
+	CacheStamp func() string
 	// Reconnect is the command that issues fresh credentials (stdio:
 	// `pdpp connect <provider-url>`), named in credential_expired errors.
 	Reconnect string
@@ -64,6 +71,7 @@ type Server struct {
 	creds   *credentialSet
 	args    *argValidator
 	prm     *prmCache
+	probes  *probeCache
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -101,9 +109,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		rs:      cfg.RS,
-		creds:   newCredentialSet(cfg.Grants, cfg.Reload, cfg.Reconnect, cfg.Now),
+		creds:   newCredentialSet(cfg.Grants, cfg.Reload, cfg.CacheStamp, cfg.Reconnect, cfg.Now),
 		schemas: newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
 		prm:     newPRMCache(prmTTL, cfg.Now),
+		probes:  newProbeCache(cfg.Now),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 	}
@@ -146,8 +155,12 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = json.RawMessage(`{}`)
 		}
 		start := time.Now()
+		ctx, release, shutDown := underShutdown(ctx)
+		defer release()
 		var res *mcp.CallToolResult
-		if given, te := s.args.check(spec.Name, args); te != nil {
+		if shutDown {
+			res = errorResult(cancelledError()) // the transport is closing: answer at once
+		} else if given, te := s.args.check(spec.Name, args); te != nil {
 			res = errorResult(te) // rejected before any RS call
 		} else {
 			args = given

@@ -66,17 +66,11 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // firstID is the id of the first record a query_records page lists.
 func firstID(t *testing.T, r toolResult) string {
 	t.Helper()
-	var sc struct {
-		Data struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil || len(sc.Data.Data) == 0 {
+	var sc pageJSON
+	if err := json.Unmarshal(r.StructuredContent, &sc); err != nil || len(sc.Records) == 0 {
 		t.Fatalf("no record on the page: %v\n%s", err, r.StructuredContent)
 	}
-	return sc.Data.Data[0].ID
+	return sc.Records[0].ID
 }
 
 // TestStructuredContentGolden pins every tool's structuredContent, byte for

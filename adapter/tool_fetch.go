@@ -26,6 +26,7 @@ type fetchArgs struct {
 	Expand       []string        `json:"expand"`
 	ExpandLimit  json.RawMessage `json:"expand_limit"`
 	ConnectionID string          `json:"connection_id"`
+	GrantID      string          `json:"grant_id"`
 }
 
 func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -33,6 +34,10 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
+	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+		return errorResult(e)
+	}
+	ctx = withGrantChoice(ctx, a.GrantID)
 	ref, te := resolveRecordID(a.ID, a.ConnectionID)
 	if te != nil {
 		return errorResult(te)

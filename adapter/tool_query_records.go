@@ -14,9 +14,9 @@ var queryRecordsTool = toolSpec{
 	Title: "Query PDPP records",
 	Description: "Read one stream's records. Continue with cursor=next_cursor alone (same stream and connection_id; " +
 		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
-		"next_changes_since appears on the last page only, as the bookmark for the next read. " +
+		"next_changes_since (last page only) is the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
-		"Text lists every record of the page with its fetch id (long values cut to fit) and every paging handle.",
+		"Shows every record with its fetch id and every paging handle.",
 	Handle: handleQueryRecords,
 }
 
@@ -34,6 +34,7 @@ type queryRecordsArgs struct {
 	ExpandLimit  json.RawMessage `json:"expand_limit"`
 	ChangesSince string          `json:"changes_since"`
 	ConnectionID string          `json:"connection_id"`
+	GrantID      string          `json:"grant_id"`
 }
 
 func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -41,6 +42,10 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
+	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+		return errorResult(e)
+	}
+	ctx = withGrantChoice(ctx, a.GrantID)
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
 		return errorResult(e)
 	}
@@ -75,7 +80,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	if prev != nil {
 		if prev.Grant != grantTag(g) {
-			return set.annotate(errorResult(cursorError("cursor", "this cursor was issued under another grant; repeat the first call without it")))
+			return set.annotate(errorResult(cursorError("cursor", foreignCursorMessage(g, "read"))))
 		}
 		// Only the RS's own continuation: a changes_since beside its
 		// cursor would restart the session (D3).
@@ -86,10 +91,10 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
-		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
+		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
 	}
 	s.nextRecordsCursor(list, a, prev, g)
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list)
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res

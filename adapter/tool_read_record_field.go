@@ -39,6 +39,7 @@ type readFieldArgs struct {
 	Q            string `json:"q"`
 	BeforeChars  *int   `json:"before_chars"`
 	AfterChars   *int   `json:"after_chars"`
+	GrantID      string `json:"grant_id"`
 }
 
 func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -46,6 +47,10 @@ func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) 
 	if e := decodeArgs(raw, &a); e != nil {
 		return errorResult(e)
 	}
+	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+		return errorResult(e)
+	}
+	ctx = withGrantChoice(ctx, a.GrantID)
 	req, te := a.windowRequest()
 	if te != nil {
 		return errorResult(te)

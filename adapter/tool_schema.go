@@ -48,8 +48,9 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if err != nil {
 		return set.annotate(errorResult(nameError(set.ix, err, "")))
 	}
+	s.learnCapabilities(ctx, set, &view)
 	if a.Detail != "full" {
-		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamView]{Data: view, Warnings: set.warns})
+		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
 	}
 	return s.fullSchema(ctx, set, a, view)
 }
@@ -75,7 +76,7 @@ func schemaIndex(set *sourceSet, connectionID string) *mcp.CallToolResult {
 		}
 		view = view.Scoped(src)
 	}
-	return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.GlobalView]{Data: view, Warnings: set.warns})
+	return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.IndexPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
 }
 
 // fullSchema is detail:"full": the stream view's text plus the RS's
@@ -101,25 +102,42 @@ func (s *Server) fullSchema(ctx context.Context, set *sourceSet, a schemaArgs, v
 		return errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))
 	}
 	text := view.Text() + "\n" + types
-	return textResult(withWarnings(text, set.warns), schemaResult[json.RawMessage]{Data: full, Warnings: set.warns})
+	page := view.Page()
+	page.Types = types
+	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)})
 }
 
-// schemaResult is schema's structuredContent: the index, the stream view
-// or the deduplicated full document directly under data (never
-// data.data), the source warnings beside it.
-type schemaResult[T schemaindex.GlobalView | schemaindex.StreamView | json.RawMessage] struct {
-	Data     T         `json:"data"`
-	Warnings []warning `json:"warnings,omitempty"`
+// schemaResult is schema's structuredContent: the index or the stream page
+// directly under data (never data.data), the text's warning lines beside
+// it. detail:"full" adds the JSON Schema types line the text shows, not the
+// RS's exhaustive document: hosts hand the model structuredContent, and
+// the document is several times the page (R-3).
+type schemaResult[T schemaindex.IndexPage | schemaindex.StreamPage] struct {
+	Data     T        `json:"data"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (schemaResult[T]) toolOutput() {}
 
 // withWarnings appends model-visible warning lines.
 func withWarnings(text string, warns []warning) string {
-	for _, w := range warns {
-		text += "\nwarning " + w.Code + ": " + w.Message
+	for _, l := range warningLines(warns) {
+		text += "\n" + l
 	}
 	return text
+}
+
+// warningLines are the source warnings as the text's lines, which
+// structuredContent carries as they are.
+func warningLines(warns []warning) []string {
+	out := make([]string, 0, len(warns))
+	for _, w := range warns {
+		out = append(out, "warning "+w.Code+": "+w.Message)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // searchModes lists the retrieval modes the RS advertises; lexical when

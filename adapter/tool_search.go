@@ -19,7 +19,7 @@ var searchTool = toolSpec{
 	Title: "Search PDPP records",
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
 		"limit caps merged hits across all sources (default 25); continue with cursor=next_cursor alone (it keeps q). " +
-		"Each hit id is a self-contained fetch handle; first_fetch_id is printed first.",
+		"Hit ids are self-contained fetch handles.",
 	Handle: handleSearch,
 }
 
@@ -59,7 +59,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return set.annotate(errorResult(te))
 	}
 	s.coverageWarning(ctx, a, page)
-	res := textResult(page.text(a), page.structured(a))
+	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
 }

@@ -50,7 +50,7 @@ func TestSharedInputShapesAgree(t *testing.T) {
 				first[name], shapes[name] = spec.Name, shape
 				continue
 			}
-			if !slices.Contains([]string{"filter", "connection_id", "expand_limit", "fields", "expand"}, name) {
+			if !slices.Contains([]string{"filter", "connection_id", "expand_limit", "fields", "expand", "grant_id"}, name) {
 				continue // same name, per-tool meaning or description
 			}
 			if diff := cmp.Diff(string(prev), string(shape)); diff != "" {

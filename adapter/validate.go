@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -100,7 +101,36 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 	if len(msgs) > 5 {
 		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
 	}
-	return nil, newAdapterError("invalid_arguments", "input validation failed: "+strings.Join(msgs, "; "), extras...)
+	te := newAdapterError("invalid_arguments", "input validation failed: "+strings.Join(msgs, "; "), extras...)
+	te.Next = unknownArgumentSteps(tool, raw, schema)
+	return nil, te
+}
+
+// unknownArgumentSteps say, for each argument the tool does not take,
+// which of its arguments was likely meant (issue 24.2).
+func unknownArgumentSteps(tool string, raw json.RawMessage, schema *jsonschema.Schema) []string {
+	var given map[string]json.RawMessage
+	if json.Unmarshal(raw, &given) != nil {
+		return nil
+	}
+	known := make([]string, 0, len(schema.Properties))
+	for name := range schema.Properties {
+		known = append(known, name)
+	}
+	slices.Sort(known)
+	var steps []string
+	for name := range given {
+		if _, ok := schema.Properties[name]; ok || len(steps) == 5 {
+			continue
+		}
+		step := fmt.Sprintf("%s takes no argument %q; ", tool, name)
+		if near := schemaindex.NearNames(name, known, 1); len(near) > 0 {
+			step += fmt.Sprintf("did you mean %q? ", near[0])
+		}
+		steps = append(steps, step+"its arguments: "+strings.Join(known, ", "))
+	}
+	slices.Sort(steps)
+	return steps
 }
 
 // leafErrors are the messages of the failing leaves, in order, and the

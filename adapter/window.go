@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -54,10 +53,10 @@ func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResu
 }
 
 func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
-	grant := contentladder.GrantHash(g.Bearer)
+	grant := g.binding()
 	var opened *contentladder.Cursor
 	if req.Cursor != "" {
-		c, err := s.cfg.CursorKey.Open(req.Cursor, contentladder.Binding{Ref: req.Ref, FieldPath: req.FieldPath, GrantHash: grant, Now: s.now()})
+		c, err := s.cfg.CursorKey.Open(req.Cursor, contentladder.Binding{Ref: req.Ref, FieldPath: req.FieldPath, Grant: grant, Now: s.now()})
 		if err != nil {
 			return nil, fromError(err)
 		}
@@ -92,7 +91,7 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 	}
 	seal := func(offset int) string {
 		return s.cfg.CursorKey.Seal(contentladder.Cursor{Ref: req.Ref, FieldPath: req.FieldPath, OffsetChars: offset,
-			LimitChars: limit, Digest: revision(fw.Window.TotalChars), GrantHash: grant})
+			LimitChars: limit, Digest: revision(fw.Window.TotalChars), Grant: grant})
 	}
 	spec := func(offset int) contentladder.WindowSpec {
 		return contentladder.WindowSpec{Ref: req.Ref, FieldPath: req.FieldPath, OffsetChars: offset, LimitChars: limit}
@@ -107,17 +106,15 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 	return res, nil
 }
 
-// fieldWindowResult is read_record_field's structuredContent, seed 004's
-// record/field/window/resource document, with the source warnings.
+// fieldWindowResult is seed 004's record/field/window/resource document:
+// the application/json contents of a field-window resource read. The
+// tool's structuredContent is windowPage, the text's own header and window.
 type fieldWindowResult struct {
 	Record   windowRecord   `json:"record"`
 	Field    windowField    `json:"field"`
 	Window   windowText     `json:"window"`
 	Resource windowResource `json:"resource"`
-	Warnings []warning      `json:"warnings,omitempty"`
 }
-
-func (fieldWindowResult) toolOutput() {}
 
 // windowRecord names the record the window reads.
 type windowRecord struct {
@@ -164,16 +161,14 @@ type windowResource struct {
 	PreviousURI *string `json:"previous_uri"`
 }
 
-// structured is the typed result; warns are the call's source warnings
-// (none for a resource read).
-func (r *windowResult) structured(warns []warning) fieldWindowResult {
+// structured is the seed 004 document of a resource read.
+func (r *windowResult) structured() fieldWindowResult {
 	out := fieldWindowResult{
 		Record: windowRecord{ID: r.Ref.ID(), ConnectionID: r.Ref.ConnectionID, Stream: r.Ref.Stream, RecordID: r.Ref.RecordID},
 		Field:  windowField{Path: r.FieldPath, TextLike: true, SizeChars: r.W.TotalChars, Type: r.FieldType},
 		Window: windowText{Text: r.W.Text, StartChars: r.W.StartChars, EndChars: r.W.EndChars, LimitChars: r.W.LimitChars,
 			TotalChars: r.W.TotalChars, Complete: r.W.Complete, NextCursor: nullable(r.NextCursor), PreviousCursor: nullable(r.PrevCursor)},
 		Resource: windowResource{URI: r.URI, NextURI: nullable(r.NextURI), PreviousURI: nullable(r.PrevURI)},
-		Warnings: warns,
 	}
 	if r.Q != "" && r.W.MatchStartChars != nil && r.W.MatchEndChars != nil {
 		out.Window.Match = &windowMatch{Q: r.Q, StartChars: *r.W.MatchStartChars, EndChars: *r.W.MatchEndChars}
@@ -209,14 +204,17 @@ type windowCallArgs struct {
 }
 
 // header renders the windowHeader line.
-func (r *windowResult) header() string {
+func (r *windowResult) header() string { return string(marshalNoEscape(r.headerFacts())) }
+
+// headerFacts are the window's identity, range and continuations.
+func (r *windowResult) headerFacts() windowHeader {
 	h := windowHeader{ID: r.Ref.ID(), FieldPath: r.FieldPath, StartChars: r.W.StartChars,
 		EndChars: r.W.EndChars, TotalChars: r.W.TotalChars, Complete: r.W.Complete}
 	if r.Q != "" {
 		h.MatchStartChars = r.W.MatchStartChars
 	}
 	h.Next, h.Previous = r.continuation(r.NextCursor), r.continuation(r.PrevCursor)
-	return string(marshalNoEscape(h))
+	return h
 }
 
 // continuation is the call that reads from cursor; nil without one.
@@ -229,16 +227,29 @@ func (r *windowResult) continuation(cursor string) *windowCall {
 
 func (r *windowResult) text() string { return r.header() + "\n" + r.W.Text }
 
-// toolResult renders the window with the call's source warnings and
-// resource links to adjacent windows.
+// windowPage is read_record_field's structuredContent: the text's header
+// members (identity, range, completeness, the exact next and previous
+// calls), the window text and the warning lines — the same page as the
+// text for a model reading JSON (R-3).
+type windowPage struct {
+	windowHeader
+	Text     string   `json:"text"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func (windowPage) toolOutput() {}
+
+// page is the window as structuredContent.
+func (r *windowResult) page(warns []warning) windowPage {
+	return windowPage{windowHeader: r.headerFacts(), Text: r.W.Text, Warnings: warningLines(warns)}
+}
+
+// toolResult renders the window with the call's source warnings. It links
+// no resources: the next and previous calls are in both channels, and a
+// resource-aware client pages by the URIs its resource read names (links
+// would be two more lines a host such as Claude Code hands the model).
 func (r *windowResult) toolResult(warns []warning) *mcp.CallToolResult {
-	res := textResult(withWarnings(r.text(), warns), r.structured(warns))
-	for _, l := range []struct{ uri, name string }{{r.NextURI, "next window"}, {r.PrevURI, "previous window"}} {
-		if l.uri != "" {
-			res.Content = append(res.Content, mcp.NewResourceLink(l.uri, fmt.Sprintf("%s of %s %s", l.name, r.Ref.ID(), r.FieldPath), "", "text/plain"))
-		}
-	}
-	return res
+	return textResult(withWarnings(r.text(), warns), r.page(warns))
 }
 
 // nullable is s, or JSON null when s is empty.

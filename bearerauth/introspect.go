@@ -36,13 +36,9 @@ func newIntrospector(opts IntrospectionOptions, hc *http.Client, now func() time
 
 // introspectionResponse is the subset of RFC 7662 §2.2 the adapter reads.
 type introspectionResponse struct {
-	Active        bool    `json:"active"`
-	PDPPTokenKind string  `json:"pdpp_token_kind"`
-	TokenKind     string  `json:"token_kind"`
-	Kind          string  `json:"kind"`
-	Role          string  `json:"role"`
-	Scope         string  `json:"scope"`
-	Exp           float64 `json:"exp"`
+	Active bool    `json:"active"`
+	Exp    float64 `json:"exp"`
+	kindClaims
 }
 
 // introspect asks the endpoint about token. Inactive → invalid (401);
@@ -82,7 +78,7 @@ func (in *introspector) introspect(ctx context.Context, token string) (decision,
 	if !ir.Active {
 		return decision{verdict: VerdictInvalid}, nil
 	}
-	d := decision{verdict: claimedKind(ir.PDPPTokenKind, ir.TokenKind, ir.Kind, ir.Role, ir.Scope)}
+	d := decision{verdict: claimedKind(ir.kindClaims)}
 	if ir.Exp > 0 {
 		d.expires = time.Unix(int64(ir.Exp), 0)
 		if !in.now().Before(d.expires) {

@@ -35,11 +35,7 @@ var jwtAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512
 // accessClaims are the claims read from a verified access token.
 type accessClaims struct {
 	jwt.RegisteredClaims
-	PDPPTokenKind string `json:"pdpp_token_kind"`
-	TokenKind     string `json:"token_kind"`
-	Kind          string `json:"kind"`
-	Role          string `json:"role"`
-	Scope         string `json:"scope"`
+	kindClaims
 }
 
 type jwtVerifier struct {
@@ -91,7 +87,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (decision, error
 	if err != nil {
 		return decision{verdict: VerdictInvalid}, nil
 	}
-	d := decision{verdict: claimedKind(claims.PDPPTokenKind, claims.TokenKind, claims.Kind, claims.Role, claims.Scope)}
+	d := decision{verdict: claimedKind(claims.kindClaims)}
 	if claims.ExpiresAt != nil {
 		d.expires = claims.ExpiresAt.Time
 	}

@@ -53,6 +53,16 @@ const (
 	// VerdictInvalid: not a usable token (bad signature, expired,
 	// inactive, unknown to the RS): 401 with the challenge.
 	VerdictInvalid
+	// VerdictPackage: a grant-package token, as the reference AS issues
+	// to a generic sign-in through its hosted-MCP source picker (its token
+	// response names a grant_package_id, no grant_id). The RS's /v1 never
+	// serves it (404 "Unknown source: unknown", real-rs-differences D15):
+	// 401 with an explanation, never "retry later".
+	VerdictPackage
+	// VerdictUnserved: the RS refused the token for good on the
+	// verification read (a 403 that is not an expiry, such as
+	// grant_revoked; a 404): 401 with an explanation, never "retry later".
+	VerdictUnserved
 )
 
 // decision is a verdict plus how long it may be cached.
@@ -212,19 +222,39 @@ func KindVerdict(kind string) Verdict {
 	return VerdictRefused
 }
 
+// kindClaims are the claims an authority (JWT or introspection) may make
+// about a token's kind.
+type kindClaims struct {
+	PDPPTokenKind string `json:"pdpp_token_kind"`
+	TokenKind     string `json:"token_kind"`
+	Kind          string `json:"kind"`
+	Role          string `json:"role"`
+	Scope         string `json:"scope"`
+	// GrantPackageID without GrantID is the reference AS's grant-package
+	// token (D15), whatever kind label it carries.
+	GrantPackageID string `json:"grant_package_id"`
+	GrantID        string `json:"grant_id"`
+}
+
 // claimedKind reads an authority's kind claims (JWT or introspection):
 // `pdpp_token_kind`, then `token_kind`. Empty means the authority did not
-// say. A `kind` or `role` of owner refuses even when the others say client.
-func claimedKind(pdppKind, tokenKind, kind, role, scope string) Verdict {
-	for _, k := range []string{kind, role} {
+// say. A `kind` or `role` of owner refuses even when the others say client;
+// a package id without a grant id, or a package kind label, is a package
+// token.
+func claimedKind(c kindClaims) Verdict {
+	for _, k := range []string{c.Kind, c.Role} {
 		if bearer.OwnerLabel(k) {
 			return VerdictRefused
 		}
 	}
-	if bearer.OwnerScope(scope) {
+	if bearer.OwnerScope(c.Scope) {
 		return VerdictRefused
 	}
-	for _, k := range []string{pdppKind, tokenKind} {
+	if (strings.TrimSpace(c.GrantPackageID) != "" && strings.TrimSpace(c.GrantID) == "") ||
+		bearer.PackageLabel(c.PDPPTokenKind) || bearer.PackageLabel(c.TokenKind) {
+		return VerdictPackage
+	}
+	for _, k := range []string{c.PDPPTokenKind, c.TokenKind} {
 		if strings.TrimSpace(k) != "" {
 			return KindVerdict(k)
 		}

@@ -28,23 +28,30 @@ func TestClaimedKind(t *testing.T) {
 		name                                string
 		pdppKind, tokenKind, kind, role, sc string
 		want                                Verdict
+		pkg, grant                          string
 	}{
-		{"client", "client", "", "", "", "read", VerdictClient},
-		{"client, case-insensitive", " Client ", "", "", "", "", VerdictClient},
-		{"token_kind client", "", "client", "", "", "", VerdictClient},
-		{"owner", "owner", "", "", "", "", VerdictRefused},
-		{"control plane", "control_plane", "", "", "", "", VerdictRefused},
-		{"mcp_package is not client", "mcp_package", "", "", "", "", VerdictRefused},
-		{"pdpp kind wins over token_kind", "owner", "client", "", "", "", VerdictRefused},
-		{"owner role beats client kind", "client", "", "", "owner", "", VerdictRefused},
-		{"owner kind beats client kind", "client", "", "OWNER", "", "", VerdictRefused},
-		{"owner scope", "client", "", "", "", "read owner:all", VerdictRefused},
-		{"pdpp owner scope", "", "", "", "", "pdpp:owner", VerdictRefused},
-		{"scope merely mentioning owner", "client", "", "", "", "read:owner_profile", VerdictClient},
-		{"no kind at all", "", "", "", "", "read", VerdictUnknown},
+		{"client", "client", "", "", "", "read", VerdictClient, "", ""},
+		{"client, case-insensitive", " Client ", "", "", "", "", VerdictClient, "", ""},
+		{"token_kind client", "", "client", "", "", "", VerdictClient, "", ""},
+		{"owner", "owner", "", "", "", "", VerdictRefused, "", ""},
+		{"control plane", "control_plane", "", "", "", "", VerdictRefused, "", ""},
+		{"mcp_package is a package token", "mcp_package", "", "", "", "", VerdictPackage, "", ""},
+		// Issue 22: the reference AS's hosted-MCP picker token names a
+		// grant_package_id and no grant_id (D15), whatever its kind label.
+		{"package id without grant id", "client", "", "", "", "", VerdictPackage, "gpk_1", ""},
+		{"token_kind grant_package", "", "grant_package", "", "", "", VerdictPackage, "", ""},
+		{"package id beside a grant id is a grant token", "client", "", "", "", "", VerdictClient, "gpk_1", "grt_1"},
+		{"owner package still refused", "owner", "", "owner", "", "", VerdictRefused, "gpk_1", ""},
+		{"pdpp kind wins over token_kind", "owner", "client", "", "", "", VerdictRefused, "", ""},
+		{"owner role beats client kind", "client", "", "", "owner", "", VerdictRefused, "", ""},
+		{"owner kind beats client kind", "client", "", "OWNER", "", "", VerdictRefused, "", ""},
+		{"owner scope", "client", "", "", "", "read owner:all", VerdictRefused, "", ""},
+		{"pdpp owner scope", "", "", "", "", "pdpp:owner", VerdictRefused, "", ""},
+		{"scope merely mentioning owner", "client", "", "", "", "read:owner_profile", VerdictClient, "", ""},
+		{"no kind at all", "", "", "", "", "read", VerdictUnknown, "", ""},
 	}
 	for _, tc := range cases {
-		if got := claimedKind(tc.pdppKind, tc.tokenKind, tc.kind, tc.role, tc.sc); got != tc.want {
+		if got := claimedKind(kindClaims{PDPPTokenKind: tc.pdppKind, TokenKind: tc.tokenKind, Kind: tc.kind, Role: tc.role, Scope: tc.sc, GrantPackageID: tc.pkg, GrantID: tc.grant}); got != tc.want {
 			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
 		}
 	}

@@ -65,7 +65,7 @@ func RandomCursorKey() *CursorKey {
 }
 
 // Cursor is the continuation state of read_record_field. After Open, Ref,
-// FieldPath and GrantHash are the binding's values (they matched), Expires
+// FieldPath and Grant are the binding's values (they matched), Expires
 // is second-granular UTC, and Digest is a fingerprint (compare it with
 // CheckDigest, never with ==).
 type Cursor struct {
@@ -74,17 +74,11 @@ type Cursor struct {
 	OffsetChars int
 	LimitChars  int
 	Digest      string // field digest or revision when known; "" = unknown
-	GrantHash   string // GrantHash(bearer); never the bearer itself
-	Expires     time.Time
-}
-
-// GrantHash is a short, stable, one-way name for the grant behind a bearer:
-// base64url of the first 16 bytes of a labelled SHA-256. Cursors bind to it
-// so one grant's cursors are refused under another, without the token ever
-// entering a cursor.
-func GrantHash(bearer string) string {
-	sum := sha256.Sum256([]byte("pdpp-mcp grant v1\x00" + bearer))
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
+	// Grant names the grant the cursor continues under: the RS grant id
+	// (so a refreshed token of the same grant continues the cursor), or a
+	// one-way token hash when the RS names none. Never a bearer.
+	Grant   string
+	Expires time.Time
 }
 
 func fingerprint(label, v string) []byte {
@@ -115,7 +109,7 @@ func (k *CursorKey) Seal(c Cursor) string {
 		digest = digestFP(c.Digest)
 	}
 	e := cursorPayload(uint64(max(exp.Unix(), 0)), uint64(max(c.OffsetChars, 0)), uint64(max(c.LimitChars, 0)),
-		fingerprint("grant", c.GrantHash), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digest)
+		fingerprint("grant", c.Grant), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digest)
 	e.raw(k.sum(e.b))
 	return e.base64url()
 }
@@ -151,7 +145,7 @@ func (k *CursorKey) sum(payload []byte) []byte {
 type Binding struct {
 	Ref       RecordRef
 	FieldPath string
-	GrantHash string
+	Grant     string    // as Cursor.Grant
 	Now       time.Time // zero = time.Now()
 }
 
@@ -211,14 +205,14 @@ func (k *CursorKey) authenticPayload(s string, b Binding) ([]byte, error) {
 type cursorFingerprints struct{ grant, record, field []byte }
 
 // readCursorPayload decodes an authentic payload into the cursor it states
-// (Ref, FieldPath and GrantHash taken from b, which Open then checks it
+// (Ref, FieldPath and Grant taken from b, which Open then checks it
 // matches) and refuses any payload that is not byte-for-byte what Seal
 // would write.
 func readCursorPayload(payload []byte, b Binding) (Cursor, cursorFingerprints, error) {
 	d := decoder{b: payload}
 	version, flags := d.byte1(), d.byte1()
 	exp := d.uvarint()
-	c := Cursor{Ref: b.Ref, FieldPath: b.FieldPath, GrantHash: b.GrantHash}
+	c := Cursor{Ref: b.Ref, FieldPath: b.FieldPath, Grant: b.Grant}
 	c.OffsetChars = d.int(MaxOffsetChars)
 	c.LimitChars = d.int(MaxWindowChars)
 	var fp cursorFingerprints
@@ -242,7 +236,7 @@ func readCursorPayload(payload []byte, b Binding) (Cursor, cursorFingerprints, e
 // several ways always gets the same reason.
 func checkCursorBinding(fp cursorFingerprints, b Binding) error {
 	switch {
-	case !hmac.Equal(fp.grant, fingerprint("grant", b.GrantHash)):
+	case !hmac.Equal(fp.grant, fingerprint("grant", b.Grant)):
 		return cursorError(b, ReasonForeignGrant, "was issued under a different grant")
 	case !hmac.Equal(fp.record, fingerprint("record", b.Ref.ID())):
 		return cursorError(b, ReasonWrongRecord, "was issued for a different record")

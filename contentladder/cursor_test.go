@@ -28,12 +28,12 @@ func testKey(t testing.TB, fill byte) *CursorKey {
 
 func testCursor() Cursor {
 	return Cursor{Ref: testRef, FieldPath: "body_text", OffsetChars: 4096, LimitChars: 4096,
-		Digest:    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		GrantHash: GrantHash("bearer-token-1"), Expires: testNow.Add(time.Hour)}
+		Digest: "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		Grant:  "grt_0000000000000001", Expires: testNow.Add(time.Hour)}
 }
 
 func testBinding() Binding {
-	return Binding{Ref: testRef, FieldPath: "body_text", GrantHash: GrantHash("bearer-token-1"), Now: testNow}
+	return Binding{Ref: testRef, FieldPath: "body_text", Grant: "grt_0000000000000001", Now: testNow}
 }
 
 func TestNewCursorKeyRejectsShortSecret(t *testing.T) {
@@ -100,7 +100,7 @@ func TestCursorOpenRejects(t *testing.T) {
 		{"payload edited", reencode(t, good, func(b []byte) []byte { b[3]++; return b }), testBinding(), ReasonTampered},
 		{"other key", testKey(t, 2).Seal(testCursor()), testBinding(), ReasonTampered},
 		{"flipped char", good[:10] + flip(good[10]) + good[11:], testBinding(), ReasonTampered},
-		{"foreign grant", good, mut(func(b *Binding) { b.GrantHash = GrantHash("someone-else") }), ReasonForeignGrant},
+		{"foreign grant", good, mut(func(b *Binding) { b.Grant = "grt_0000000000000002" }), ReasonForeignGrant},
 		{"wrong record", good, mut(func(b *Binding) { b.Ref = other }), ReasonWrongRecord},
 		{"legacy form of same record", good, mut(func(b *Binding) { b.Ref.ConnectionID = "" }), ReasonWrongRecord},
 		{"wrong field", good, mut(func(b *Binding) { b.FieldPath = "subject" }), ReasonWrongField},
@@ -167,8 +167,8 @@ func TestCursorGolden(t *testing.T) {
 	c := testCursor()
 	noDigest := c
 	noDigest.Digest = ""
-	got := fmt.Sprintf("grant_hash %s\ncursor %s\nlen %d\ncursor_no_digest_len %d\n",
-		GrantHash("bearer-token-1"), k.Seal(c), len(k.Seal(c)), len(k.Seal(noDigest)))
+	got := fmt.Sprintf("grant %s\ncursor %s\nlen %d\ncursor_no_digest_len %d\n",
+		"grt_0000000000000001", k.Seal(c), len(k.Seal(c)), len(k.Seal(noDigest)))
 	checkGolden(t, "cursor.golden", []byte(got))
 }
 
@@ -241,15 +241,15 @@ func FuzzCursorOpen(f *testing.F) {
 func FuzzCursorRoundTrip(f *testing.F) {
 	k := testKey(f, 1)
 	f.Add("c", "s", "r", "f", "g", "d", 0, 10, uint(5), 3600)
-	f.Add("cin_x", "message_bodies", "m:1", "body_text", GrantHash("t"), "", 1<<20, 16384, uint(0), 1)
+	f.Add("cin_x", "message_bodies", "m:1", "body_text", "grt_t", "", 1<<20, 16384, uint(0), 1)
 	f.Fuzz(func(t *testing.T, conn, stream, rec, fieldPath, grant, digest string, off, limit int, pos uint, ttl int) {
 		if off < 0 || off > MaxOffsetChars || limit < 0 || limit > MaxWindowChars || ttl <= 0 {
 			return
 		}
 		ref := RecordRef{conn, stream, rec}
 		c := Cursor{Ref: ref, FieldPath: fieldPath, OffsetChars: off, LimitChars: limit, Digest: digest,
-			GrantHash: grant, Expires: testNow.Add(time.Duration(ttl) * time.Second)}
-		b := Binding{Ref: ref, FieldPath: fieldPath, GrantHash: grant, Now: testNow}
+			Grant: grant, Expires: testNow.Add(time.Duration(ttl) * time.Second)}
+		b := Binding{Ref: ref, FieldPath: fieldPath, Grant: grant, Now: testNow}
 		s := k.Seal(c)
 		got, err := k.Open(s, b)
 		if err != nil {
@@ -279,7 +279,7 @@ func TestCursorIsExactlyTheIssuedString(t *testing.T) {
 	// Same values, offset spelled as a longer varint, MAC recomputed.
 	c := testCursor()
 	canonical := cursorPayload(uint64(c.Expires.Unix()), uint64(c.OffsetChars), uint64(c.LimitChars),
-		fingerprint("grant", c.GrantHash), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digestFP(c.Digest))
+		fingerprint("grant", c.Grant), fingerprint("record", c.Ref.ID()), fingerprint("field", c.FieldPath), digestFP(c.Digest))
 	overlong := encoder{b: append([]byte(nil), canonical.b...)}
 	// 4096 = 0x80 0x20 canonically; 0x80 0xA0 0x00 is the same value in three bytes.
 	if !bytes.Contains(overlong.b, []byte{0x80, 0x20}) {

@@ -46,16 +46,16 @@ func ExampleRecordURI() {
 func ExampleCursorKey() {
 	key, _ := contentladder.NewCursorKey([]byte("0123456789abcdef0123456789abcdef")) // from config
 	ref := contentladder.RecordRef{ConnectionID: "cin_x", Stream: "message_bodies", RecordID: "m1"}
-	grant := contentladder.GrantHash("the caller's bearer")
+	grant := "grt_8c1d2e3f4a5b6c7d" // the RS grant id of the caller's token
 	now := time.Date(2026, 4, 24, 10, 0, 0, 0, time.UTC)
 
 	next := key.Seal(contentladder.Cursor{Ref: ref, FieldPath: "body_text", OffsetChars: 4096, LimitChars: 4096,
-		GrantHash: grant, Expires: now.Add(time.Hour)})
+		Grant: grant, Expires: now.Add(time.Hour)})
 
-	c, err := key.Open(next, contentladder.Binding{Ref: ref, FieldPath: "body_text", GrantHash: grant, Now: now})
+	c, err := key.Open(next, contentladder.Binding{Ref: ref, FieldPath: "body_text", Grant: grant, Now: now})
 	fmt.Println(c.OffsetChars, c.LimitChars, err)
 
-	_, err = key.Open(next, contentladder.Binding{Ref: ref, FieldPath: "body_text", GrantHash: grant, Now: now.Add(2 * time.Hour)})
+	_, err = key.Open(next, contentladder.Binding{Ref: ref, FieldPath: "body_text", Grant: grant, Now: now.Add(2 * time.Hour)})
 	fmt.Println(err)
 	// Output:
 	// 4096 4096 <nil>

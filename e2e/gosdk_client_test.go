@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -26,7 +27,13 @@ type toolResult struct {
 	Structured json.RawMessage
 	// Links are the URIs of resource_link content blocks.
 	Links []string
+	// ResourceLinks are the resource_link blocks: name and URI, as a host
+	// shows them to the model.
+	ResourceLinks []resourceLink
 }
+
+// resourceLink is one resource_link content block.
+type resourceLink struct{ Name, URI, Description string }
 
 // goSession is an official Go SDK client session plus the tools' output
 // schemas, so every result is checked the way a strict client would.
@@ -128,13 +135,19 @@ func (s *goSession) call(name string, args map[string]any) toolResult {
 			}
 		case *mcp.ResourceLink:
 			out.Links = append(out.Links, c.URI)
+			out.ResourceLinks = append(out.ResourceLinks, resourceLink{Name: c.Name, URI: c.URI, Description: c.Description})
 		}
 	}
 	if res.StructuredContent != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
+		// Compact, and without HTML escapes, as a host's JSON.stringify
+		// writes it for the model.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res.StructuredContent); err != nil {
 			s.t.Fatal(err)
 		}
+		raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		out.Structured = raw
 		if sch := s.schemas[name]; sch != nil {
 			var v any

@@ -29,6 +29,9 @@ type oauthStep struct {
 	RegisteredClient   bool   `json:"registered_client,omitempty"`
 	HasRefreshToken    bool   `json:"has_refresh_token,omitempty"`
 	Status             int    `json:"status,omitempty"`
+	HasWork            bool   `json:"has_work,omitempty"`
+	HasPersonal        bool   `json:"has_personal,omitempty"`
+	TokenIssued        bool   `json:"token_issued,omitempty"`
 }
 
 // oauthSummary is the JSON line node/oauth.mjs prints.
@@ -44,6 +47,16 @@ type oauthSummary struct {
 		RefreshOK     int    `json:"refresh_ok"`
 		RefreshFailed int    `json:"refresh_failed"`
 		TokenError    string `json:"token_error"`
+		// MCPStatuses is every /mcp answer's status, in order.
+		MCPStatuses []int `json:"mcp_statuses"`
+		// Challenges are the 401s' WWW-Authenticate error parameters.
+		Challenges []struct {
+			Error            string `json:"error"`
+			ErrorDescription string `json:"error_description"`
+		} `json:"challenges"`
+		// AuthorizeHops are the origins the browser step was redirected
+		// to, in order (the last is the client's redirect_uri).
+		AuthorizeHops []string `json:"authorize_hops"`
 	} `json:"wire"`
 	Redirects int `json:"redirects"`
 }
@@ -92,6 +105,7 @@ func runOAuthScenario(t *testing.T, modules, mcpURL, scenario string) oauthSumma
 	env := []string{"MCP_URL=" + mcpURL, "SCENARIO=" + scenario,
 		"TOKEN_TTL_MS=" + strconv.FormatInt(oauthTokenTTL.Milliseconds(), 10),
 		"SHARED_RECORD_ID=" + demodata.SharedRecordID, "WORK_CONNECTION_ID=" + demodata.GmailWorkConnectionID,
+		"PERSONAL_CONNECTION_ID=" + demodata.GmailPersonalConnectionID,
 		"SHARED_SUBJECT=" + sharedSubject}
 	stdout, stderr, err := runNode(t, systemNode(t, modules), env, "oauth.mjs")
 	if err != nil {

@@ -17,6 +17,17 @@ import (
 
 const wantChallenge = `Bearer resource_metadata="` + publicURL + `/.well-known/oauth-protected-resource/mcp"`
 
+// wantTokenChallenge is the challenge to a presented token (RFC 6750
+// §3.1), without its error_description, which outcomeOf strips.
+const wantTokenChallenge = wantChallenge + `, error="invalid_token"`
+
+// challengeWithoutDescription drops the error_description of a challenge
+// (its words are asserted where they matter).
+func challengeWithoutDescription(c string) string {
+	before, _, _ := strings.Cut(c, `, error_description="`)
+	return before
+}
+
 // authOutcome is what one request produced, in comparable form.
 type authOutcome struct {
 	Status    int
@@ -29,7 +40,7 @@ type authOutcome struct {
 
 func outcomeOf(t *testing.T, env *hostedEnv, res httpResult, token string) authOutcome {
 	t.Helper()
-	o := authOutcome{Status: res.Status, Challenge: res.Header.Get("WWW-Authenticate")}
+	o := authOutcome{Status: res.Status, Challenge: challengeWithoutDescription(res.Header.Get("WWW-Authenticate"))}
 	if res.Status == http.StatusOK {
 		var rpc struct {
 			Result *struct {
@@ -51,7 +62,11 @@ func outcomeOf(t *testing.T, env *hostedEnv, res httpResult, token string) authO
 }
 
 var (
-	unauthorized = authOutcome{Status: 401, Challenge: wantChallenge, Code: "authentication_error",
+	// unauthenticated is the answer to a request without a token.
+	unauthenticated = authOutcome{Status: 401, Challenge: wantChallenge, Code: "authentication_error",
+		Metadata: publicURL + "/.well-known/oauth-protected-resource/mcp"}
+	// unauthorized is the answer to a token that cannot be used.
+	unauthorized = authOutcome{Status: 401, Challenge: wantTokenChallenge, Code: "authentication_error",
 		Metadata: publicURL + "/.well-known/oauth-protected-resource/mcp"}
 	forbidden = authOutcome{Status: 403, Code: "permission_error"}
 )
@@ -78,9 +93,9 @@ func TestHostedJWTAuth(t *testing.T) {
 		token string // the bearer, to look for at the RS
 		want  authOutcome
 	}{
-		{"anonymous", "", "", unauthorized},
-		{"basic scheme", "Basic dXNlcjpwYXNz", "", unauthorized},
-		{"bearer without token", "Bearer ", "", unauthorized},
+		{"anonymous", "", "", unauthenticated},
+		{"basic scheme", "Basic dXNlcjpwYXNz", "", unauthenticated},
+		{"bearer without token", "Bearer ", "", unauthenticated},
 		{"bearer with space", "Bearer abc def", "abc", unauthorized},
 		{"bearer with non-ASCII", "Bearer abc\u00e9def", "abc\u00e9def", unauthorized},
 		// Issue 13.3: one grammar (RFC 6750 b64token) for the door and the

@@ -93,11 +93,11 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 		Challenge string
 	}
 	want := outcome{ClientErr: true, Status: http.StatusUnauthorized,
-		Challenge: `Bearer resource_metadata="` + publicURL + `/.well-known/oauth-protected-resource/mcp"`}
+		Challenge: wantTokenChallenge}
 	for _, step := range []string{"verdict cached when the token expired", "verdict dropped: verified again"} {
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_records", Arguments: map[string]any{"stream": "messages", "limit": 2}})
 		status, challenge := log.last()
-		got := outcome{ClientErr: err != nil, Status: status, Challenge: challenge}
+		got := outcome{ClientErr: err != nil, Status: status, Challenge: challengeWithoutDescription(challenge)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s\nresult: %+v", step, diff, res)
 		}
@@ -132,6 +132,65 @@ func TestHostedResourceErrorIsTyped(t *testing.T) {
 		}
 		if diff := cmp.Diff(got{200, -32602, "invalid_handle"}, got{res.Status, rpc.Error.Code, rpc.Error.Data.Error.Code}); diff != "" {
 			t.Errorf("%s (-want +got):\n%s\nbody: %s", method, diff, res.Body)
+		}
+	}
+}
+
+// Issue 22 point 4: once the RS answers the token 403 grant_expired (the
+// real RS's expiry, D13), every tool that reads is an HTTP 401 with
+// error="invalid_token", though the door's verdict for the token is still
+// cached (the verdict clock has not moved), and never a tool result saying
+// "Grant has expired". (The schema tool answered from the adapter's cached
+// document reads nothing from the RS, so it has nothing to be refused.)
+func TestHostedGrantExpiredChallengesEveryRead(t *testing.T) {
+	t.Parallel()
+	rsClock := newFakeClock()
+	rs := testenv.StartRS(t, testenv.Options{TokenTTL: 600 * time.Second, Now: rsClock.Now})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(hosted.New(a, hosted.Options{PublicURL: publicURL}))
+	t.Cleanup(hs.Close)
+	record := demodata.GmailWorkConnectionID + "/messages:" + demodata.SharedRecordID
+	calls := []struct{ name, body string }{
+		{"query_records", `{"name":"query_records","arguments":{"stream":"messages","limit":1}}`},
+		{"search", `{"name":"search","arguments":{"q":"project"}}`},
+		{"aggregate", `{"name":"aggregate","arguments":{"stream":"messages","metric":"count"}}`},
+		{"fetch", `{"name":"fetch","arguments":{"id":"` + record + `"}}`},
+		{"read_record_field", `{"name":"read_record_field","arguments":{"id":"` + demodata.GmailWorkConnectionID + `/message_bodies:` + demodata.LongBodyMessageID + `","field_path":"body_text"}}`},
+	}
+	rpc := func(method, params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+	}
+	// Each read runs with a token of its own, verified while fresh, so
+	// each sees the expiry with its verdict cached.
+	type step struct{ name, body string }
+	var steps []step
+	for _, c := range calls {
+		steps = append(steps, step{c.name, rpc("tools/call", c.body)})
+	}
+	tokens := make([]string, len(steps))
+	for i := range steps {
+		m, err := rs.Server.MintClientToken(demodata.GmailGrantID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[i] = m.AccessToken
+		if res := post(t, hs.URL, "Bearer "+m.AccessToken, toolsCallSchema, nil); res.Status != http.StatusOK {
+			t.Fatalf("fresh token: %d %s", res.Status, res.Body)
+		}
+	}
+	rsClock.Advance(601 * time.Second)
+	for i, s := range steps {
+		res := post(t, hs.URL, "Bearer "+tokens[i], s.body, nil)
+		got := []any{res.Status, challengeWithoutDescription(res.Header.Get("WWW-Authenticate"))}
+		if diff := cmp.Diff([]any{http.StatusUnauthorized, wantTokenChallenge}, got); diff != "" {
+			t.Errorf("%s after expiry (-want +got):\n%s\nbody: %s", s.name, diff, res.Body)
 		}
 	}
 }

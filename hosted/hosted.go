@@ -64,10 +64,13 @@ type Options struct {
 	// AuthorizationServers are advertised in the protected-resource
 	// metadata; default: the RS's own.
 	AuthorizationServers []string
-	// VerifyRate and VerifyBurst bound how many never-seen bearers one
-	// client (peer address, or X-Forwarded-For hop behind TrustedProxies)
-	// may have verified: per second, and at once. Defaults 5 and 30. Known
-	// tokens are never limited; over budget is 429 with Retry-After.
+	// VerifyRate and VerifyBurst bound how many never-seen bearers that
+	// turn out not to be client tokens one client (peer address, or
+	// X-Forwarded-For hop behind TrustedProxies) may have verified: per
+	// second, and at once; all clients together get ten times as much.
+	// Defaults 5 and 30. Known and vouched-for client tokens are never
+	// limited, and a new client token spends nothing; over budget is 429
+	// with Retry-After.
 	VerifyRate  float64
 	VerifyBurst int
 	// Auth selects how token kinds are learned (JWT, introspection); the
@@ -89,6 +92,12 @@ type Options struct {
 	// Logger receives the access log and auth diagnostics (never
 	// bearers). Default: discard.
 	Logger *slog.Logger
+	// SignIn, when set (DiscoverSignIn), publishes the header-free
+	// sign-in front: this adapter's own RFC 8414 metadata and an authorize
+	// endpoint that adds the operator's source selection, and the
+	// protected-resource metadata names this adapter as the authorization
+	// server. Nil: the RS's authorization servers are named, as they are.
+	SignIn *SignIn
 }
 
 // New returns the hosted HTTP handler for a: /mcp (stateless Streamable
@@ -125,6 +134,10 @@ func New(a *adapter.Server, opts Options) http.Handler {
 	if opts.Metrics != nil && !opts.MetricsServedElsewhere {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	if opts.SignIn != nil {
+		mux.HandleFunc("GET "+asMetadataPath, h.serveASMetadata)
+		mux.HandleFunc("GET "+authorizePath, h.serveAuthorize)
+	}
 	registerPages(mux, h)
 	return observe(mux, opts.Metrics, h.log)
 }
@@ -150,13 +163,36 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 		}
 		if err != nil {
 			var rsErr *rsclient.Error
-			if errors.As(err, &rsErr) && (rsErr.Status == http.StatusUnauthorized || rsErr.Status == http.StatusForbidden) {
-				return bearerauth.VerdictInvalid, nil
+			if errors.As(err, &rsErr) {
+				if v, ok := refusalVerdict(rsErr); ok {
+					// A refusal is news about the token: nothing cached
+					// may vouch for it during a later outage.
+					a.ForgetGrant(adapter.NewGrant(token))
+					return v, nil
+				}
 			}
 			return bearerauth.VerdictUnknown, bearerauth.ErrUnavailable
 		}
 		return bearerauth.KindVerdict(kind), nil
 	}
+}
+
+// refusalVerdict reads a definitive RS refusal of the verification read:
+// 401 and 403 grant_expired (rsclient.CredentialRefused) are a token to renew (the challenge makes the
+// host refresh); 404 "Unknown source" is a grant-package token (D15); any
+// other 403 or 404 is a token the RS will never serve. Those are permanent
+// answers, never "retry later". ok is false for anything else (5xx, 429, a
+// timeout): the RS could not be asked.
+func refusalVerdict(e *rsclient.Error) (bearerauth.Verdict, bool) {
+	switch {
+	case e.Status == http.StatusUnauthorized, rsclient.CredentialRefused(e.Status, e.Code):
+		return bearerauth.VerdictInvalid, true
+	case bearer.UnknownSourceRefusal(e.Status, e.Message):
+		return bearerauth.VerdictPackage, true
+	case e.Status == http.StatusForbidden, e.Status == http.StatusNotFound:
+		return bearerauth.VerdictUnserved, true
+	}
+	return bearerauth.VerdictUnknown, false
 }
 
 // serveMCP runs every check before any MCP method: Origin, a bearer's
@@ -193,7 +229,11 @@ func (h *hosted) admit(w http.ResponseWriter, r *http.Request) (bearer string, o
 	bearer, ok = bearerToken(r.Header.Values("Authorization"))
 	if !ok {
 		h.opts.Metrics.observeAuth(authMissing)
-		h.challenge(w, r, "Missing or malformed Bearer token")
+		var ce challengeError
+		if presentedBearer(r.Header.Values("Authorization")) {
+			ce = invalidToken("The bearer token is malformed: send exactly one Authorization: Bearer header with an RFC 6750 token.")
+		}
+		h.challenge(w, r, "Missing or malformed Bearer token", ce)
 		return "", false
 	}
 	if rejectDNSRebinding(w, r) { // before the bearer is verified or the body read
@@ -230,25 +270,52 @@ func rejectRequestShape(w http.ResponseWriter, r *http.Request, maxBody int64) b
 func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string, g adapter.Grant) bool {
 	v, err, known := h.auth.Remembered(bearer)
 	if !known {
-		// Only a request that would start an authority call spends the
-		// budget: waiting on a shared check or reading a remembered failure
-		// is free.
-		if h.auth.WouldCheck(bearer) && !h.limit.allow(h.clientAddr(r)) {
-			h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
-			w.Header().Set("Retry-After", "1")
-			writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
-			return false
+		// Only a request that would start an authority call for a token
+		// not vouched for spends the budget: waiting on a shared check,
+		// reading a remembered failure or re-checking a known client
+		// token is free.
+		var done func(served bool)
+		if h.auth.WouldCheck(bearer) && !h.limit.isVouched(g.Key) {
+			var ok bool
+			if done, ok = h.limit.begin(r.Context(), h.clientAddr(r)); !ok {
+				h.log.Warn("unknown-bearer verification over budget", "token", g.Key)
+				w.Header().Set("Retry-After", "1")
+				writeHTTPError(w, http.StatusTooManyRequests, "rate_limited", "too many unrecognised tokens from this client; retry later", nil)
+				return false
+			}
 		}
 		vctx, cancel := context.WithTimeout(r.Context(), authCheckTimeout)
 		v, err = h.auth.Verify(vctx, bearer)
 		cancel()
+		served := err == nil && v == bearerauth.VerdictClient
+		if done != nil {
+			done(served)
+		}
+		if served {
+			h.limit.vouch(g.Key)
+		}
+	}
+	if err != nil && h.servedBeforeOutage(g) {
+		h.log.Warn("RS unavailable; admitting a token it served recently, for calls the cache can answer", "token", g.Key)
+		return true
 	}
 	return h.acceptVerdict(w, r, v, err, g)
 }
 
+// servedBeforeOutage reports whether a token whose check failed (the RS
+// could not be asked) may still be admitted: only when the RS alone
+// judges tokens (JWT and introspection carry expiries the door would then
+// outlive) and the RS served it as a client token within the last-good
+// schema's lifetime. A token the RS refused since is forgotten
+// (ForgetGrant), so this never outlives a refusal the adapter has seen.
+func (h *hosted) servedBeforeOutage(g adapter.Grant) bool {
+	return h.opts.Auth.JWT == nil && h.opts.Auth.Introspection == nil && h.a.ServedWithin(g)
+}
+
 // acceptVerdict reports whether the verdict admits the request (a client
 // token); otherwise it answers: 503 when no verdict could be had, the 401
-// challenge for an invalid token, 403 for any other kind.
+// challenge for an invalid token or one the RS never serves here (with the
+// reason), 403 for owner and control-plane kinds.
 func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearerauth.Verdict, err error, g adapter.Grant) bool {
 	switch {
 	case err != nil:
@@ -258,7 +325,13 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	case v == bearerauth.VerdictInvalid:
 		h.opts.Metrics.observeAuth(authInvalid)
-		h.challenge(w, r, "Invalid or expired token")
+		h.challenge(w, r, "Invalid or expired token", invalidToken("The access token is invalid or expired; refresh it or sign in again."))
+		return false
+	case v == bearerauth.VerdictPackage, v == bearerauth.VerdictUnserved:
+		h.opts.Metrics.observeAuth(authUnserved)
+		h.log.Info("token the RS does not serve to this adapter", "token", g.Key, "package", v == bearerauth.VerdictPackage)
+		msg := h.unservedExplanation(v)
+		h.challenge(w, r, msg, invalidToken(msg))
 		return false
 	case v != bearerauth.VerdictClient:
 		h.opts.Metrics.observeAuth(authRefused)
@@ -268,6 +341,28 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	}
 	return true
+}
+
+// unservedExplanation says what kind of token v is, that this adapter
+// serves grant-scoped client tokens, and how to get one.
+func (h *hosted) unservedExplanation(v bearerauth.Verdict) string {
+	what := bearer.UnservedTokenExplained
+	if v == bearerauth.VerdictPackage {
+		what = bearer.PackageTokenExplained
+	}
+	return what + " " + h.howToGetToken()
+}
+
+// howToGetToken is the last sentence of an explanation: the header-free
+// sign-in when the operator configured it, else pdpp connect.
+func (h *hosted) howToGetToken() string {
+	if h.opts.SignIn != nil {
+		return "Sign in again through this adapter's own sign-in (its authorization-server metadata asks for the sources its operator configured), not at the resource server's authorization server directly. " +
+			bearer.ConnectAdvice
+	}
+	return "This adapter's operator has not configured sign-in sources, so a generic sign-in here cannot yield one " +
+		"(an operator enables it with serve --sign-in-details FILE, a JSON authorization_details array, or --sign-in-connector ID; " +
+		"PDPP_MCP_SIGN_IN_DETAILS / PDPP_MCP_SIGN_IN_CONNECTOR). " + bearer.ConnectAdvice
 }
 
 // readMCPBody reads the request body within MaxBodyBytes; when it cannot
@@ -294,6 +389,10 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	var refused atomic.Bool
 	ctx := adapter.WithRequestGrant(r.Context(), g)
 	ctx = adapter.WithCredentialRefusedHook(ctx, func() { refused.Store(true) })
+	// Any read the call makes (a tool, a resource, a schema fetch) that
+	// the RS answers 401 or 403 grant_expired ends in the challenge,
+	// whatever the adapter makes of the error.
+	ctx = rsclient.WithRefusalHook(ctx, func() { refused.Store(true) })
 	held := newHeldResponse()
 	defer held.release()
 	// Handle is mcp-go's ServeHTTP without re-reading the body this door
@@ -304,8 +403,9 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	if refused.Load() {
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
+		h.a.ForgetGrant(g)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
-		h.challenge(w, r, "Invalid or expired token")
+		h.challenge(w, r, "Invalid or expired token", invalidToken("The resource server refused the access token (expired or revoked); refresh it or sign in again."))
 		return
 	}
 	h.opts.Metrics.observeAuth(authClient)
@@ -362,11 +462,55 @@ func tooLarge(w http.ResponseWriter) {
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body exceeds the limit", nil)
 }
 
-// challenge answers 401 with the RFC 9728 pointer in header and body.
-func (h *hosted) challenge(w http.ResponseWriter, r *http.Request, msg string) {
+// challengeError is the RFC 6750 §3.1 error of a 401 challenge: empty
+// when no token was presented (the client only learns it needs one).
+type challengeError struct{ code, description string }
+
+// invalidToken is the error of a challenge to a presented token.
+func invalidToken(description string) challengeError {
+	return challengeError{code: "invalid_token", description: description}
+}
+
+// challenge answers 401 with the RFC 9728 pointer in header and body and,
+// when a token was presented, its RFC 6750 error and description.
+func (h *hosted) challenge(w http.ResponseWriter, r *http.Request, msg string, ce challengeError) {
 	md := h.metadataURL(r)
-	w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+md+`"`)
-	writeHTTPError(w, http.StatusUnauthorized, "authentication_error", msg, map[string]string{"resource_metadata": md})
+	header := `Bearer resource_metadata="` + md + `"`
+	extra := map[string]string{"resource_metadata": md}
+	if ce.code != "" {
+		header += `, error="` + ce.code + `"`
+		if d := challengeText(ce.description); d != "" {
+			header += `, error_description="` + d + `"`
+		}
+		extra["oauth_error"] = ce.code
+	}
+	w.Header().Set("WWW-Authenticate", header)
+	writeHTTPError(w, http.StatusUnauthorized, "authentication_error", msg, extra)
+}
+
+// challengeText keeps only the characters RFC 6750 §3 allows in
+// error_description (printable ASCII without quote and backslash), so a
+// description can never break the header's quoting.
+func challengeText(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return -1
+		}
+		return c
+	}, s)
+}
+
+// presentedBearer reports whether the request carried something in the
+// place of a bearer token (a Bearer scheme with credentials), well formed
+// or not: its challenge then says invalid_token (RFC 6750 §3.1).
+func presentedBearer(values []string) bool {
+	for _, v := range values {
+		scheme, tok, ok := strings.Cut(strings.TrimSpace(v), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // bearerToken extracts the token of exactly one `Authorization: Bearer`
@@ -385,6 +529,11 @@ func bearerToken(values []string) (string, bool) {
 
 func (h *hosted) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	servers := h.opts.AuthorizationServers
+	if h.opts.SignIn != nil {
+		// The front's metadata shares this document's origin, so its
+		// issuer and this list agree whatever origin a request sees.
+		servers = []string{h.origin(r)}
+	}
 	if len(servers) == 0 {
 		// The RS's document is cached and fetched once for all callers;
 		// an unauthenticated request waits for it at most metadataWait.

@@ -146,6 +146,7 @@ var knownCodes = map[string]bool{
 	"invalid_request": true, "authentication_error": true, "grant_stream_not_allowed": true, "field_not_granted": true,
 	"not_found": true, "field_not_found": true, "query_not_found": true, "field_not_text": true, "invalid_sort": true,
 	"unknown_field": true, "cursor_expired": true, "grant_revoked": true, "grant_expired": true, "internal_error": true,
+	adapter.CodePackageToken: true,
 }
 
 // ObserveTool counts one tool call: adapter.Config.Observer.

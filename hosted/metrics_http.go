@@ -20,9 +20,10 @@ const (
 	authRefused     = "refused"     // owner or control-plane token: 403
 	authUnavailable = "unavailable" // the token could not be verified now: 503
 	authRevoked     = "rs_refused"  // verified, then refused by the RS mid-call: 401
+	authUnserved    = "unserved"    // a token the RS never serves here (package, revoked grant): 401 with the reason
 )
 
-var authOutcomes = []string{authClient, authMissing, authInvalid, authRefused, authUnavailable, authRevoked}
+var authOutcomes = []string{authClient, authMissing, authInvalid, authRefused, authUnavailable, authRevoked, authUnserved}
 
 // httpMetrics are the door's own series; see NewMetrics.
 type httpMetrics struct {

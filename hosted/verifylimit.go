@@ -6,31 +6,119 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/pdpp/pdpp-mcp/internal/softcache"
 )
 
-// Defaults for verifying never-seen bearers per client. A known token (its
-// verdict cached) costs nothing and is never limited; each unknown one may
-// cost an authority call (the RS schema probe, introspection), so a client
-// sending fresh random bearers gets a small budget, then 429.
+// Defaults for verifying never-seen bearers. A known token (its verdict
+// cached, or a client token vouched for before) is never charged; each
+// new one may cost an authority call (the RS schema probe, introspection).
+// The budget is spent only by bearers that turn out not to be client
+// tokens, per client address and across all addresses, so many people
+// behind one address (a NAT, a hosted connector's egress) signing in are
+// never refused while one of them flooding random bearers soon is.
 const (
-	defaultVerifyRate  = 5 // unknown bearers per second per client
+	defaultVerifyRate  = 5 // failed new bearers per second per client
 	defaultVerifyBurst = 30
-	// verifyClients bounds the per-client limiters held; the oldest go
+	// globalRateFactor and globalBurstFactor size the budget shared by
+	// all addresses: many addresses flooding at once cost the authority at
+	// most this many times one address's budget.
+	globalRateFactor  = 10
+	globalBurstFactor = 10
+	// verifyClients bounds the per-client budgets held; the oldest go
 	// first, so the map cannot grow with the number of addresses seen.
 	verifyClients   = 10000
 	verifyClientTTL = 10 * time.Minute
+	// vouchedTTL is how long a token verified as a client token is known
+	// here, past its 30 s verdict: its re-checks are never charged.
+	// vouchedTokens bounds the set (hashes only).
+	vouchedTTL    = time.Hour
+	vouchedTokens = 1 << 16
+	// checkWait bounds how long a new bearer waits for checks under way
+	// to free its turn: a crowd of people behind one address signing in at
+	// once queues briefly instead of being refused.
+	checkWait = 5 * time.Second
 )
 
-// verifyLimiter is the per-client budget for verifying unknown bearers.
+// verifyLimiter is the budget for verifying new bearers.
 type verifyLimiter struct {
-	limit rate.Limit
-	burst int
-	byKey *softcache.Cache[*rate.Limiter]
+	rate   float64
+	burst  int
+	now    func() time.Time
+	byKey  *softcache.Cache[*checkBudget]
+	global *checkBudget
+	// vouched holds the hashes of tokens verified as client tokens.
+	vouched *softcache.Cache[struct{}]
+}
+
+// checkBudget is one scope's budget: a token bucket of checks, one taken
+// before each check (so a burst of new bearers cannot all pass before the
+// first failure is counted) and given back when the bearer was a client
+// token. While checks are under way a new bearer waits for them rather
+// than failing: what they give back may be its turn. golang.org/x/time/rate
+// has no exact give-back (Reservation.Cancel restores less once later
+// reservations exist), hence this bucket.
+type checkBudget struct {
+	mu       sync.Mutex
+	rate     float64 // tokens per second
+	burst    float64
+	tokens   float64
+	last     time.Time
+	inflight int
+	// changed is closed (and replaced) whenever a check ends.
+	changed chan struct{}
+}
+
+func newCheckBudget(perSecond float64, burst int, now time.Time) *checkBudget {
+	return &checkBudget{rate: perSecond, burst: float64(burst), tokens: float64(burst), last: now,
+		changed: make(chan struct{})}
+}
+
+// take spends one check: at once when the bucket holds one, else after
+// waiting (until ctx ends) for checks under way to end. It fails at once
+// when none is under way: the budget was spent by failures.
+func (b *checkBudget) take(ctx context.Context, now func() time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for {
+		t := now()
+		if d := t.Sub(b.last); d > 0 {
+			b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
+			b.last = t
+		}
+		if b.tokens >= 1 {
+			b.tokens--
+			b.inflight++
+			return true
+		}
+		if b.inflight == 0 {
+			return false
+		}
+		changed := b.changed
+		b.mu.Unlock()
+		select {
+		case <-changed:
+			b.mu.Lock()
+		case <-ctx.Done():
+			b.mu.Lock()
+			return false
+		}
+	}
+}
+
+// end finishes a check taken with take; a client token's check is given
+// back.
+func (b *checkBudget) end(served bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.inflight--
+	if served {
+		b.tokens = min(b.burst, b.tokens+1)
+	}
+	close(b.changed)
+	b.changed = make(chan struct{})
 }
 
 func newVerifyLimiter(perSecond float64, burst int, now func() time.Time) *verifyLimiter {
@@ -40,16 +128,54 @@ func newVerifyLimiter(perSecond float64, burst int, now func() time.Time) *verif
 	if burst <= 0 {
 		burst = defaultVerifyBurst
 	}
-	return &verifyLimiter{limit: rate.Limit(perSecond), burst: burst,
-		byKey: softcache.New[*rate.Limiter](softcache.Options{TTL: verifyClientTTL, MaxEntries: verifyClients, Now: now})}
+	if now == nil {
+		now = time.Now
+	}
+	return &verifyLimiter{rate: perSecond, burst: burst, now: now,
+		global:  newCheckBudget(perSecond*globalRateFactor, burst*globalBurstFactor, now()),
+		byKey:   softcache.New[*checkBudget](softcache.Options{TTL: verifyClientTTL, MaxEntries: verifyClients, Now: now}),
+		vouched: softcache.New[struct{}](softcache.Options{TTL: vouchedTTL, MaxEntries: vouchedTokens, Now: now})}
 }
 
-// allow spends one unit of client's budget; false means over budget.
-func (l *verifyLimiter) allow(client string) bool {
-	lim, err := l.byKey.Get(context.Background(), client, func(context.Context) (*rate.Limiter, time.Time, error) {
-		return rate.NewLimiter(l.limit, l.burst), time.Time{}, nil
+// isVouched reports whether the token with hash key was verified as a
+// client token within vouchedTTL: its re-check costs no budget.
+func (l *verifyLimiter) isVouched(key string) bool {
+	_, err, ok := l.vouched.Peek(key)
+	return ok && err == nil
+}
+
+// vouch remembers that the token with hash key is a client token.
+func (l *verifyLimiter) vouch(key string) {
+	_, _ = l.vouched.Get(context.Background(), key, func(context.Context) (struct{}, time.Time, error) {
+		return struct{}{}, time.Time{}, nil
 	})
-	return err == nil && lim.Allow()
+}
+
+// begin admits one check of a new bearer from client: false (answer 429)
+// when the client or all clients together have no check left, and none
+// under way frees one within ctx. Otherwise done must be called with
+// whether the bearer was a client token, which gives the check back: only
+// bearers that are not client tokens spend the budget.
+func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(served bool), ok bool) {
+	b, err := l.byKey.Get(context.Background(), client, func(context.Context) (*checkBudget, time.Time, error) {
+		return newCheckBudget(l.rate, l.burst, l.now()), time.Time{}, nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkWait)
+	defer cancel()
+	if !b.take(ctx, l.now) {
+		return nil, false
+	}
+	if !l.global.take(ctx, l.now) {
+		b.end(true)
+		return nil, false
+	}
+	return func(served bool) {
+		b.end(served)
+		l.global.end(served)
+	}, true
 }
 
 // clientAddr is the address a request is charged to: the peer, or behind a

@@ -46,6 +46,9 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 		redactError(err, bearer)
 	}
 	c.log(ctx, path, resp, err, time.Since(start))
+	if auth {
+		noteRefusal(ctx, err)
+	}
 	return resp, err
 }
 

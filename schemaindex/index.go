@@ -201,3 +201,31 @@ func (ix *Index) TitleField(stream, connectionID string) string {
 	}
 	return ""
 }
+
+// FieldRoles maps the stream's fields that declare a semantic role
+// (primary-title, event-time, actor, secondary) to it, for the given
+// connection or, without one, the first source that carries the stream.
+// Empty when the schema declares no role (the real RS's posture for
+// client tokens, D1): callers fall back to what names suggest.
+func (ix *Index) FieldRoles(stream, connectionID string) map[string]string {
+	for i, e := range ix.sources {
+		if connectionID != "" && e.ConnectionID != connectionID {
+			continue
+		}
+		for _, s := range ix.conn[i].Streams {
+			if s.Name != stream {
+				continue
+			}
+			roles := map[string]string{}
+			for _, f := range s.Fields {
+				if f.Caps.Role != "" {
+					roles[f.Name] = f.Caps.Role
+				} else if f.Caps.Type == "timestamp" {
+					roles[f.Name] = "event-time"
+				}
+			}
+			return roles
+		}
+	}
+	return nil
+}

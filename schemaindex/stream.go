@@ -76,6 +76,13 @@ type StreamSource struct {
 	// FieldCaps are all fields with parsed capabilities (uncapped); the text
 	// derives filters, projection and search fields from them.
 	FieldCaps []Field `json:"-"`
+	// GrantKey is the cache key of the grant serving the source, for the
+	// adapter's probes; never shown.
+	GrantKey string `json:"-"`
+	// Probe is what the adapter learned by trying calls when the RS
+	// advertises nothing (nil: not probed). The text suggests only what it
+	// accepted.
+	Probe *Probe `json:"-"`
 }
 
 // AggSummary lists the fields usable with one aggregation kind.
@@ -151,7 +158,7 @@ func carriesScoped(c *Connector, s Stream, id string) bool {
 
 func buildSource(c *Connector, s Stream, connectionID string, rsModes []string) StreamSource {
 	src := StreamSource{
-		GrantID: c.Source.GrantID, ConnectorKey: c.Key, DisplayName: c.DisplayName,
+		GrantID: c.Source.GrantID, GrantKey: c.Source.GrantKey, ConnectorKey: c.Key, DisplayName: c.DisplayName,
 		Connections: []Connection{}, TokenKind: c.TokenKind,
 		PrimaryKey: nonNil(s.PrimaryKey), CursorField: s.CursorField,
 		CountMetric: s.CountMetric, RecordCount: s.RecordCount,

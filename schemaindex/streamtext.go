@@ -23,13 +23,23 @@ func (v StreamView) Text() string {
 	for i, s := range v.Sources {
 		s.writeText(&b, v.Stream, i+1, v.SourceCount)
 	}
-	if omitted := v.SourceCount - len(v.Sources); omitted > 0 {
-		fmt.Fprintf(&b, "more_sources=%d: call schema(stream, connection_id) for one source\n", omitted)
-	}
-	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
-		b.WriteString("stream has several connections: pass connection_id to fetch, page, count_distinct or detail:\"full\"\n")
+	for _, n := range v.notes() {
+		b.WriteString(n + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// notes are the view's closing lines: sources left out, and the need for
+// connection_id when the stream has several connections.
+func (v StreamView) notes() []string {
+	var out []string
+	if omitted := v.SourceCount - len(v.Sources); omitted > 0 {
+		out = append(out, fmt.Sprintf("more_sources=%d: call schema(stream, connection_id) for one source", omitted))
+	}
+	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
+		out = append(out, `stream has several connections: pass connection_id to fetch, page, count_distinct or detail:"full"`)
+	}
+	return out
 }
 
 func connectionTotal(ss []StreamSource) int {
@@ -51,25 +61,13 @@ func (s StreamSource) writeText(b *strings.Builder, stream string, n, total int)
 	if s.TokenKind != "" {
 		b.WriteString(" token=" + token(s.TokenKind))
 	}
-	if len(s.PrimaryKey) == 0 {
-		b.WriteString(" primary_key=not_advertised")
-	} else {
-		b.WriteString(" primary_key=" + joinTokens(s.PrimaryKey, ","))
-	}
+	b.WriteString(" primary_key=" + s.primaryKeyText())
 	if s.RecordCount != nil {
 		fmt.Fprintf(b, " record_count=%d", *s.RecordCount)
 	}
 	b.WriteString("\n connection_id: " + connectionsText(s.Connections, s.ConnectionsOmitted) + "\n")
 	b.WriteString(" sort: " + s.sortText(stream) + "\n")
-	b.WriteString(" count: query_records count:\"exact\" gives the total")
-	switch {
-	case s.CountMetric == nil:
-		b.WriteString("; aggregate metric:\"count\": not stated by the compact schema, try it\n")
-	case *s.CountMetric:
-		b.WriteString("; aggregate metric:\"count\" supported\n")
-	default:
-		b.WriteString("; aggregate metric:\"count\" not declared\n")
-	}
+	b.WriteString(" count: " + s.countText() + "\n")
 	fmt.Fprintf(b, " fields(%d): ", s.FieldCount)
 	for i, f := range s.Fields {
 		if i > 0 {
@@ -80,11 +78,42 @@ func (s StreamSource) writeText(b *strings.Builder, stream string, n, total int)
 	if s.FieldsOmitted > 0 {
 		fmt.Fprintf(b, "; more:%d", s.FieldsOmitted)
 	}
-	b.WriteString("\n projection: fields:" + s.projectionExample() + " takes any top-level field above; g=false fields are dropped\n")
+	b.WriteString("\n projection: " + s.projectionText() + "\n")
 	b.WriteString(" filters: " + s.filtersText() + "\n")
 	b.WriteString(" aggregate: " + s.aggText(stream) + "\n")
 	b.WriteString(" expand: " + s.expandText() + "\n")
 	b.WriteString(" search: " + s.searchText(stream) + "\n")
+}
+
+// countText says how to count the stream's records.
+func (s StreamSource) countText() string {
+	const exact = `query_records count:"exact" gives the total`
+	switch p := s.Probe; {
+	case s.CountMetric != nil && *s.CountMetric:
+		return exact + `; aggregate metric:"count" supported`
+	case s.CountMetric != nil:
+		return exact + `; aggregate metric:"count" not declared`
+	case p != nil && p.Count:
+		return exact + `; aggregate metric:"count" checked: works`
+	case p != nil && p.Checked:
+		return exact + `; aggregate metric:"count" refused by the RS (no aggregations declared for this stream)`
+	case p != nil:
+		return exact + `; aggregate metric:"count" not advertised and could not be checked now`
+	}
+	return exact + `; aggregate metric:"count": not stated by the compact schema, try it`
+}
+
+// projectionText says how to narrow records to some fields.
+func (s StreamSource) projectionText() string {
+	return "fields:" + s.projectionExample() + " takes any top-level field above; g=false fields are dropped"
+}
+
+// primaryKeyText is the primary key as the text shows it.
+func (s StreamSource) primaryKeyText() string {
+	if len(s.PrimaryKey) == 0 {
+		return "not_advertised"
+	}
+	return joinTokens(s.PrimaryKey, ",")
 }
 
 // advertisesNothing reports the real RS's posture for manifest-registered
@@ -106,44 +135,28 @@ func (s StreamSource) advertisesNothing() bool {
 	return true
 }
 
-// timeFields are the granted fields worth trying as a sort or time-bucket
-// field when the RS advertises none: event-time roles first, then names
-// that usually hold an event time. The real RS sorts and buckets on the
-// manifest's cursor field without advertising it (D1).
-func (s StreamSource) timeFields() []string {
-	var out []string
-	add := func(ok func(Field) bool) {
-		for _, f := range s.FieldCaps {
-			if f.Caps.Granted && ok(f) && !slices.Contains(out, f.Name) {
-				out = append(out, f.Name)
-			}
-		}
-	}
-	add(func(f Field) bool { return f.Caps.Role == "event-time" })
-	for _, name := range []string{"received_at", "sent_at", "created_at", "authored_at", "occurred_at", "started_at", "date", "timestamp", "time", "updated_at"} {
-		add(func(f Field) bool { return f.Name == name })
-	}
-	add(func(f Field) bool { return strings.HasSuffix(f.Name, "_at") })
-	return out
-}
-
-// sortText names the sortable field, or says the RS advertises none and
-// gives the exact call to try (D1: the real RS sorts on received_at while
-// its schema advertises no cursor field).
+// sortText names the sortable field. Where the RS advertises none (D1)
+// it gives the exact call the adapter's probe saw the RS accept, or says
+// what was refused or could not be checked; never a guess (D18: the real
+// RS sorts only on the manifest's cursor field, which it does not show).
 func (s StreamSource) sortText(stream string) string {
 	if s.Sort != "" {
 		return fmt.Sprintf("sort:%q newest first or sort:%q oldest first; only %s is sortable",
 			s.Sort, s.CursorField, token(s.CursorField))
 	}
-	tf := s.timeFields()
-	if len(tf) == 0 || !s.advertisesNothing() {
-		return "not advertised by the RS (no cursor field); without sort the RS default order applies"
+	const deflt = "without sort the RS default order applies"
+	p := s.Probe
+	switch {
+	case !s.advertisesNothing() || len(s.timeFields()) == 0:
+		return "not advertised by the RS (no cursor field); " + deflt
+	case p == nil || (p.Sort == "" && !p.Checked):
+		return "not advertised by the RS and could not be checked now; " + deflt
+	case p.Sort == "":
+		return "not advertised by the RS, which refused sort on " + capList(tokens(p.Tried)) +
+			" (it sorts only on a stream's cursor field); " + deflt
 	}
-	out := fmt.Sprintf(`not advertised by the RS; try query_records {"stream":%q,"sort":"-%s"} (newest first)`, stream, tf[0])
-	if len(tf) > 1 {
-		out += "; on invalid_sort try " + capList(tokens(tf[1:]))
-	}
-	return out
+	return fmt.Sprintf(`not advertised by the RS; checked: query_records {"stream":%q,"sort":"-%s"} (newest first; sort:%q oldest first); only %s is sortable`,
+		stream, p.Sort, p.Sort, token(p.Sort))
 }
 
 // projectionExample shows the fields argument with the first granted fields.
@@ -186,6 +199,9 @@ func (s StreamSource) filtersText() string {
 }
 
 func (s StreamSource) aggText(stream string) string {
+	if len(s.Aggregations) == 0 && s.advertisesNothing() {
+		return s.probedAggText(stream)
+	}
 	var parts []string
 	if s.CountMetric == nil || *s.CountMetric {
 		parts = append(parts, `metric:"count" (no field)`)
@@ -193,19 +209,43 @@ func (s StreamSource) aggText(stream string) string {
 	for _, a := range s.Aggregations {
 		parts = append(parts, a.Kind+"="+capList(tokens(a.Fields)))
 	}
-	if len(s.Aggregations) == 0 && !s.advertisesNothing() {
+	if len(s.Aggregations) == 0 {
 		parts = append(parts, "no field aggregations advertised by the RS")
-	} else if len(s.Aggregations) == 0 {
-		try := fmt.Sprintf(`{"stream":%q,"metric":"count"}`, stream)
-		if tf := s.timeFields(); len(tf) > 0 {
-			try += fmt.Sprintf(` or {"stream":%q,"metric":"count","group_by_time":%q,"granularity":"month"} or {"stream":%q,"metric":"max","field":%q}`,
-				stream, tf[0], stream, tf[0])
-		}
-		parts = append(parts, "field aggregations not advertised by the RS; try aggregate "+try)
 	} else {
 		parts = append(parts, `use metric:"sum|min|max|count_distinct" with field, or metric:"count" with group_by or group_by_time+granularity (minute|hour|day|week|month|quarter|year)`)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// probedAggText is the aggregate line where the RS advertises nothing:
+// the calls the adapter's probe saw the RS accept (the real RS aggregates
+// only what the manifest declares, D18), or what could not be checked.
+func (s StreamSource) probedAggText(stream string) string {
+	p := s.Probe
+	if p == nil {
+		return "aggregations not advertised by the RS and could not be checked now"
+	}
+	var tries []string
+	if p.Count {
+		tries = append(tries, fmt.Sprintf(`{"stream":%q,"metric":"count"}`, stream))
+	}
+	for _, f := range p.GroupByTime {
+		tries = append(tries, fmt.Sprintf(`{"stream":%q,"metric":"count","group_by_time":%q,"granularity":"month"}`, stream, f))
+	}
+	for _, f := range p.Max {
+		tries = append(tries, fmt.Sprintf(`{"stream":%q,"metric":"max","field":%q}`, stream, f))
+	}
+	out := "aggregations not advertised by the RS"
+	switch {
+	case len(tries) > 0:
+		out += "; checked: aggregate " + strings.Join(tries, " or ")
+	case p.Checked:
+		out += `; it refused metric:"count" (no aggregations declared for this stream)`
+	}
+	if !p.Checked {
+		out += "; some calls could not be checked now"
+	}
+	return out
 }
 
 func (s StreamSource) expandText() string {

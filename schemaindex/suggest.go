@@ -1,6 +1,8 @@
 package schemaindex
 
 import (
+	"github.com/agnivade/levenshtein"
+
 	"slices"
 	"strings"
 )
@@ -57,27 +59,41 @@ func (ix *Index) UnknownConnection(id string) *UnknownConnectionError {
 	return &UnknownConnectionError{ConnectionID: id, Known: closest(id, ids, DefaultCandidateCap), Total: len(ids)}
 }
 
-// closest returns up to n names, those sharing a substring or prefix with
-// want first (a cheap similarity that catches "message" vs "messages"), then
-// the rest in index order.
+// ClosestNames returns up to n of names, the likeliest meant by want
+// first: a "did you mean" list for a misspelt field, tool or argument.
+func ClosestNames(want string, names []string, n int) []string { return closest(want, names, n) }
+
+// NearNames is ClosestNames without the names that share nothing with
+// want: empty when no name is a plausible misspelling of it.
+func NearNames(want string, names []string, n int) []string {
+	return slices.DeleteFunc(closest(want, names, n), func(s string) bool { return similarity(want, s) > 1 })
+}
+
+// closest returns up to n names, those sharing a substring with want
+// first (a cheap similarity that catches "message" vs "messages"), then
+// those sharing a prefix or within two edits ("subjet" vs "subject"),
+// then the rest in index order.
 func closest(want string, names []string, n int) []string {
-	w := strings.ToLower(want)
-	score := func(s string) int {
-		l := strings.ToLower(s)
-		switch {
-		case w != "" && (strings.Contains(l, w) || strings.Contains(w, l)):
-			return 0
-		case commonPrefix(l, w) >= 3:
-			return 1
-		}
-		return 2
-	}
+	score := func(s string) int { return similarity(want, s) }
 	out := slices.Clone(names)
 	slices.SortStableFunc(out, func(a, b string) int { return score(a) - score(b) })
 	if len(out) > n {
 		out = out[:n]
 	}
 	return out
+}
+
+// similarity ranks name against want: 0 one contains the other, 1 a
+// shared prefix or at most two edits apart, 2 unrelated.
+func similarity(want, name string) int {
+	w, l := strings.ToLower(want), strings.ToLower(name)
+	switch {
+	case w != "" && (strings.Contains(l, w) || strings.Contains(w, l)):
+		return 0
+	case commonPrefix(l, w) >= 3 || levenshtein.ComputeDistance(l, w) <= 2:
+		return 1
+	}
+	return 2
 }
 
 func commonPrefix(a, b string) int {

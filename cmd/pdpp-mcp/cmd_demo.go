@@ -32,6 +32,9 @@ type demoReady struct {
 	Bearer              string                `json:"bearer"`
 	Grants              []rstest.GrantSummary `json:"grants"`
 	CacheRoot           string                `json:"cache_root"`
+	// SignIn is the sign-in front's selection (--real-auth), the
+	// authorization_details an operator would put in --sign-in-details.
+	SignIn json.RawMessage `json:"sign_in_authorization_details,omitempty"`
 	// tokenTTL is --token-ttl (the grants' expires_at says it in JSON).
 	tokenTTL time.Duration
 }
@@ -55,7 +58,10 @@ type demoFlags struct {
 	// addrChosen: --addr or PDPP_MCP_ADDR named the adapter's address, so
 	// it must bind (no fallback).
 	addrChosen bool
-	logger     *slog.Logger
+	// realAuth runs the mock's AS in the real AS's posture behind the
+	// adapter's sign-in front (issue 22).
+	realAuth bool
+	logger   *slog.Logger
 }
 
 // parseDemoFlags reads the demo flags and checks them: a bad log setting
@@ -68,6 +74,7 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
 	fs.DurationVar(&d.tokenTTL, "token-ttl", 0, "lifetime of the demo's client tokens, to watch expiry and refresh happen (e.g. 2m; 0: they never expire)")
+	fs.BoolVar(&d.realAuth, "real-auth", false, "run the authorization server as the real one behaves (a generic sign-in gets a package token the RS refuses) behind the adapter's sign-in front, which asks for both Gmail connections")
 	logs := addLogFlags(fs, env, "warn", "text")
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return d, code, false
@@ -108,7 +115,22 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	// The mock RS is also the demo's authorization server: hosts that sign
 	// in (OAuth from the adapter's 401 challenge) get the Gmail grant
 	// without a person approving, so the header-free setup works.
-	rs, err := rstest.New(ds, rstest.Options{Semantic: true, AuthGrantID: demodata.GmailGrantID, TokenTTL: d.tokenTTL})
+	wantRoot := demoCacheRoot(d.cacheRoot, stderr)
+	rsOpts := rstest.Options{Semantic: true, AuthGrantID: demodata.GmailGrantID, TokenTTL: d.tokenTTL}
+	if wantRoot != "" {
+		// Registered clients, refresh tokens and issued tokens outlive a
+		// restart, so a host's saved sign-in keeps working.
+		rsOpts.AuthStateFile = filepath.Join(wantRoot, demoAuthStateFile)
+		rsOpts.OnPersistError = func(err error) { d.logger.Warn("demo authorization server state not saved", "error", err) }
+	}
+	var signIn hosted.SignInSelection
+	if d.realAuth {
+		// The real AS's posture: only the sign-in front's selection
+		// yields a token the RS serves.
+		rsOpts.AuthGrantID, rsOpts.AuthRealPosture = "", true
+		signIn.AuthorizationDetails = demoSignInDetails
+	}
+	rs, err := rstest.New(ds, rsOpts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return exitFailure
@@ -133,7 +155,6 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 
-	wantRoot := demoCacheRoot(d.cacheRoot, stderr)
 	lasting := demoSetupLasts(d.rsAddr, note, wantRoot)
 	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
 	if err != nil {
@@ -142,7 +163,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	defer cleanup()
 	// /connect and /llms.txt show the stdio setup that works here (this
 	// binary, the cache just written), not `pdpp connect`.
-	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger,
+	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger, SignIn: signIn,
 		LocalStdio: &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
 	if err != nil {
 		return fail("%v", err)
@@ -158,6 +179,9 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	sum := rs.Summary(rsSrv.URL)
 	ready := demoReady{MCPURL: adSrv.URL + "/mcp", RSURL: rsSrv.URL, AuthorizationServer: sum.AuthorizationServer,
 		Bearer: grantToken(ds, demodata.GmailGrantID), Grants: sum.Grants, CacheRoot: root, tokenTTL: d.tokenTTL}
+	if d.realAuth {
+		ready.SignIn = json.RawMessage(demoSignInDetails)
+	}
 	if d.asJSON {
 		line, _ := json.Marshal(ready)
 		fmt.Fprintln(stdout, string(line))
@@ -174,6 +198,16 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	}
 	return exitOK
 }
+
+// demoAuthStateFile is the demo authorization server's state, in the
+// demo cache root.
+const demoAuthStateFile = "authorization-server.json"
+
+// demoSignInDetails is the demo's sign-in selection: both Gmail
+// connections, in the shape the real AS reads (the connector as
+// source.id; instance_ids because the owner has two connections).
+var demoSignInDetails = `[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"gmail"},` +
+	`"streams":[{"name":"*","instance_ids":["` + demodata.GmailWorkConnectionID + `","` + demodata.GmailPersonalConnectionID + `"]}]}]`
 
 // demoSetupLasts reports whether the printed stdio setup survives a demo
 // restart: it does when both things it names last, the RS port (not a
@@ -322,7 +356,13 @@ func printDemoSetup(w io.Writer, r demoReady, ds *rstest.Dataset, origin string,
 	fmt.Fprintf(&b, "pdpp-mcp demo ready: %s\n", r.MCPURL)
 	fmt.Fprintf(&b, "Setup page: %s/connect   Agent-readable: %s/llms.txt\n\n", origin, origin)
 	fmt.Fprintf(&b, "Mock PDPP resource server with demo data: %s (loopback only)\n", r.RSURL)
-	fmt.Fprintf(&b, "Its authorization server (sign-in approves the %s grant without a person): %s\n\n", demodata.GmailGrantID, r.AuthorizationServer)
+	if r.SignIn != nil {
+		fmt.Fprintf(&b, "Its authorization server, in the real one's posture (a generic sign-in gets a package token the RS refuses): %s\n", r.AuthorizationServer)
+		fmt.Fprintf(&b, "The adapter's sign-in front adds this selection to every sign-in (both Gmail connections, no person asked);\n"+
+			"  `pdpp-mcp serve --sign-in-details FILE` with this JSON in FILE does the same in front of a real RS:\n  %s\n\n", r.SignIn)
+	} else {
+		fmt.Fprintf(&b, "Its authorization server (sign-in approves the %s grant without a person): %s\n\n", demodata.GmailGrantID, r.AuthorizationServer)
+	}
 	for _, g := range activeGrants(ds) {
 		if g.ID == demodata.GmailGrantID {
 			fmt.Fprintf(&b, "Demo client bearer (%s grant %s; %s):\n  %s\n\nOther demo grants:\n", g.ConnectorKey, g.ID, describe(g), g.Token)

@@ -51,7 +51,13 @@ func runServe(ctx context.Context, args []string, env func(string) string, stdou
 	handler, err := newHostedHandler(f.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp serve: %v\n", err)
+		if errors.As(err, new(configError)) {
+			return exitConfig
+		}
 		return exitUsage
+	}
+	if f.cfg.SignIn.Configured() {
+		logger.Info("header-free sign-in front", "selection", f.cfg.SignIn.Describe())
 	}
 	srv, err := startHTTP(f.addr, handler)
 	if err != nil {
@@ -125,6 +131,9 @@ type hostedConfig struct {
 	// LocalStdio is the demo's working stdio setup, shown by the setup
 	// pages instead of the production steps; nil for serve.
 	LocalStdio *hosted.LocalStdio
+	// SignIn is the operator's source selection for the header-free
+	// sign-in front; unset: no front, the RS's AS is advertised.
+	SignIn hosted.SignInSelection
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -147,7 +156,16 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		return nil, err
 	}
 	metrics.SetBuildInfo(appVersion())
+	var signIn *hosted.SignIn
+	if cfg.SignIn.Configured() {
+		// Checked before anything listens: a front that cannot reach or
+		// use the RS's AS would publish metadata no host can follow.
+		if signIn, err = hosted.DiscoverSignIn(context.Background(), a, cfg.SignIn, nil); err != nil {
+			return nil, configError{err}
+		}
+	}
 	return hosted.New(a, hosted.Options{
+		SignIn:               signIn,
 		PublicURL:            cfg.PublicURL,
 		AllowedOrigins:       cfg.AllowedOrigins,
 		TrustedProxies:       cfg.TrustedProxies,
@@ -215,6 +233,7 @@ type serveFlagValues struct {
 	maxBody                                             string
 	jwtIssuer, jwtAudience, jwtKeys, jwksURL            string
 	introURL, introID                                   string
+	signInDetails, signInConnector                      string
 	logs                                                logFlags
 	lims                                                limitFlags
 	showVersion                                         bool
@@ -243,6 +262,8 @@ func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValue
 	str(&v.jwksURL, "jwks-url", "PDPP_MCP_JWKS_URL", "", "JWKS URL of the issuer (fetched and cached)")
 	str(&v.introURL, "introspection-url", "PDPP_MCP_INTROSPECTION_URL", "", "RFC 7662 introspection endpoint for opaque tokens")
 	str(&v.introID, "introspection-client-id", "PDPP_MCP_INTROSPECTION_CLIENT_ID", "", "client id for introspection (secret: PDPP_MCP_INTROSPECTION_CLIENT_SECRET[_FILE])")
+	str(&v.signInDetails, "sign-in-details", "PDPP_MCP_SIGN_IN_DETAILS", "", "JSON file of authorization_details a header-free sign-in asks the RS's authorization server for (enables the sign-in front)")
+	str(&v.signInConnector, "sign-in-connector", "PDPP_MCP_SIGN_IN_CONNECTOR", "", "connector_id a header-free sign-in asks for (one connection of that connector only; enables the sign-in front)")
 	v.logs = addLogFlags(fs, env, "info", "json")
 	v.lims = addLimitFlags(fs, env)
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
@@ -327,8 +348,33 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 	if cfg.Auth.JWT, err = v.jwtOptions(cfg.PublicURL); err != nil {
 		return cfg, err
 	}
-	cfg.Auth.Introspection, err = v.introspectionOptions(env)
+	if cfg.Auth.Introspection, err = v.introspectionOptions(env); err != nil {
+		return cfg, err
+	}
+	cfg.SignIn, err = v.signInSelection()
 	return cfg, err
+}
+
+// signInSelection reads --sign-in-details / --sign-in-connector; the zero
+// selection when neither is set.
+func (v *serveFlagValues) signInSelection() (hosted.SignInSelection, error) {
+	sel := hosted.SignInSelection{ConnectorID: strings.TrimSpace(v.signInConnector)}
+	if v.signInDetails != "" {
+		b, err := readBounded(v.signInDetails, 4*hosted.MaxAuthorizationDetailsBytes)
+		if err != nil {
+			return sel, fmt.Errorf("--sign-in-details: %v", err)
+		}
+		if sel.AuthorizationDetails, err = hosted.ParseAuthorizationDetails(b); err != nil {
+			return sel, fmt.Errorf("--sign-in-details %s: %v", v.signInDetails, err)
+		}
+	}
+	if !sel.Configured() {
+		return sel, nil
+	}
+	if err := sel.Validate(); err != nil {
+		return sel, fmt.Errorf("--sign-in-details / --sign-in-connector: %v", err)
+	}
+	return sel, nil
 }
 
 // normalizedProviderURL is the required --provider-url in canonical form.

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -27,6 +26,10 @@ are refused. stdout carries only MCP messages; diagnostics go to stderr.
 
 Each flag also comes from the environment variable shown; a flag on the
 command line wins over the variable, the variable over the default.
+Continuation cursors are sealed with PDPP_MCP_CURSOR_SECRET (or the file
+PDPP_MCP_CURSOR_SECRET_FILE names), else with a secret kept in
+<cache-root>/mcp-cursor-secret (created 0600 on first use), so a saved
+next_cursor continues after a restart.
 other modes: pdpp-mcp serve | demo | mockrs | version | help
 
 flags:
@@ -109,8 +112,13 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
+	cursorKey, err := stdioCursorKey(env, f.cacheRoot, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return exitConfig
+	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: "pdpp connect " + providerURL, Grants: cachedGrants(tokens, nil)}
+		Reconnect: "pdpp connect " + providerURL, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}
@@ -123,14 +131,13 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		}
 		return cachedGrants(toks, owners), nil
 	}
+	cfg.CacheStamp = func() string { return credcache.Stamp(path) }
 	srv, grants, code, ok := classifiedServer(ctx, cfg, tokens, owners, providerURL, stderr)
 	if !ok {
 		return code
 	}
 	fmt.Fprintf(stderr, "pdpp-mcp: connected to %s using %d scoped credential(s) from %s\n", providerURL, grants, path)
-	stdio := server.NewStdioServer(srv.MCP())
-	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	if err := stdio.Listen(ctx, stdinReader(), adapter.TypedErrorWriter(stdout)); err != nil && !errors.Is(err, context.Canceled) {
+	if err := serveStdio(ctx, srv, stdinReader(), stdout, logger); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "pdpp-mcp: stdio server stopped: %v\n", err)
 		return exitFailure
 	}
@@ -138,6 +145,32 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 }
 
 func stdinReader() io.Reader { return os.Stdin }
+
+// stdioCursorKey is the key stdio seals cursors with, stable across
+// restarts and per-call processes so a saved next_cursor continues: the
+// configured PDPP_MCP_CURSOR_SECRET[_FILE] when set (a bad one is a
+// configuration error, as for serve), else the secret kept beside the
+// credential cache (created 0600 on first use). When that file cannot be
+// kept the key is per process, with a warning: cursors then end with the
+// process, which is safe.
+func stdioCursorKey(env func(string) string, cacheRoot string, stderr io.Writer) (*contentladder.CursorKey, error) {
+	if key, err := cursorKeyFromEnv(env); key != nil || err != nil {
+		return key, err
+	}
+	secret, path, warn, err := credcache.CursorSecret(cacheRoot)
+	if warn != "" {
+		fmt.Fprintf(stderr, "pdpp-mcp: warning: %s\n", warn)
+	}
+	var key *contentladder.CursorKey
+	if err == nil {
+		key, err = contentladder.NewCursorKey(secret)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: warning: cursor secret %s unusable (%v); cursors stop working when this process exits\n", path, err)
+		return contentladder.RandomCursorKey(), nil
+	}
+	return key, nil
+}
 
 // cachedGrants turns cached tokens into grants with their expiry, leaving
 // out the ones the RS named owner tokens at start-up.

@@ -14,6 +14,12 @@
 // once more, which must fail without data.
 // SCENARIO=deny (MCP_URL of an adapter whose authorization server denies):
 // sign-in must end in access_denied, never in data.
+// SCENARIO=both (MCP_URL of `demo --real-auth`, through its sign-in front):
+// sign in, read Gmail records of both connections, let the token expire
+// (403 grant_expired at the RS, 401 at the adapter) and read them again.
+// SCENARIO=package (MCP_URL of an adapter without the front over the same
+// RS): the generic sign-in's package token must end in the adapter's 401
+// explanation, never in data.
 //
 // Prints one JSON line: counts of what went over the wire and each step's
 // outcome, which the Go test checks.
@@ -39,14 +45,22 @@ const sdkVersion = JSON.parse(
 ).version;
 
 // wire counts every request the SDK sends, by what it is for.
-const wire = { mcp_401: 0, mcp_ok: 0, register: 0, code_exchange: 0, refresh_ok: 0, refresh_failed: 0 };
+// mcp_statuses lists every /mcp answer's status in order;
+// challenges the error and error_description of each 401's WWW-Authenticate.
+const wire = { mcp_401: 0, mcp_ok: 0, register: 0, code_exchange: 0, refresh_ok: 0, refresh_failed: 0,
+  mcp_statuses: [], challenges: [], authorize_hops: [] };
+const challengeParam = (h, name) => (h.match(new RegExp(`${name}="([^"]*)"`)) ?? [])[1] ?? '';
 async function countingFetch(input, init) {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const res = await fetch(input, init);
   const body = init?.body ? String(init.body) : '';
   if (url.pathname === mcpURL.pathname && url.origin === mcpURL.origin) {
-    if (res.status === 401) wire.mcp_401++;
-    else if (res.ok) wire.mcp_ok++;
+    wire.mcp_statuses.push(res.status);
+    if (res.status === 401) {
+      wire.mcp_401++;
+      const h = res.headers.get('www-authenticate') ?? '';
+      wire.challenges.push({ error: challengeParam(h, 'error'), error_description: challengeParam(h, 'error_description') });
+    } else if (res.ok) wire.mcp_ok++;
   } else if (url.pathname.endsWith('/register')) {
     wire.register++;
   } else if (url.pathname.endsWith('/token')) {
@@ -94,10 +108,17 @@ class MemoryProvider {
 // browse requests the authorize URL as a browser would and returns the
 // code from the redirect to redirect_uri, or throws the OAuth error the
 // authorization server redirected with.
+// The adapter's sign-in front adds one hop: its authorize endpoint
+// redirects to the RS's, which redirects to redirect_uri.
 async function browse(provider, url) {
-  const res = await fetch(url, { redirect: 'manual' });
-  const loc = res.headers.get('location');
-  if (res.status !== 302 || !loc) throw new Error(`authorize answered ${res.status} without a redirect`);
+  let loc = String(url);
+  for (let hop = 0; hop < 4 && !loc.startsWith(provider.redirectUrl); hop++) {
+    const res = await fetch(loc, { redirect: 'manual' });
+    const next = res.headers.get('location');
+    if (res.status !== 302 || !next) throw new Error(`authorize answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
+    wire.authorize_hops.push(new URL(next, loc).origin);
+    loc = new URL(next, loc).href;
+  }
   const back = new URL(loc);
   if (!loc.startsWith(provider.redirectUrl)) throw new Error(`redirected to ${back.origin}${back.pathname}, not the redirect_uri`);
   if (back.searchParams.get('state') !== provider.state()) throw new Error('state mismatch on the redirect');
@@ -145,6 +166,23 @@ async function attempt(fn) {
     return { ok: false, error, has_record: error.includes(subject) };
   }
 }
+// readBoth reads Gmail messages across the grant (no connection_id): the
+// page must carry records of both connections.
+const workID = env('WORK_CONNECTION_ID');
+const personalID = process.env.PERSONAL_CONNECTION_ID ?? '';
+async function readBoth(client) {
+  const r = await client.callTool({ name: 'query_records', arguments: { stream: 'messages', limit: 10 } });
+  if (r.isError) throw new Error(`query_records isError: ${textOf(r)}`);
+  return textOf(r);
+}
+async function attemptBoth(fn) {
+  try {
+    const text = await fn();
+    return { ok: true, has_work: text.includes(workID), has_personal: personalID !== '' && text.includes(personalID) };
+  } catch (e) {
+    return { ok: false, error: `${e.constructor.name}: ${e.message}` };
+  }
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const out = { sdk_version: sdkVersion, node_version: process.version, scenario, steps: {} };
@@ -176,6 +214,28 @@ if (scenario === 'journey') {
     const client = await signIn(provider);
     return read(client);
   });
+} else if (scenario === 'both') {
+  // The demo in the real AS's posture behind the sign-in front: one
+  // sign-in, then a read whose records come from both Gmail connections,
+  // before and after the access token expires.
+  const ttl = Number(env('TOKEN_TTL_MS'));
+  const client = await signIn(provider);
+  const first = provider.tokens();
+  out.steps.signed_in = { ok: true, registered_client: Boolean(provider.clientInformation()?.client_id), has_refresh_token: Boolean(first.refresh_token) };
+  out.steps.read_both = await attemptBoth(() => readBoth(client));
+  await sleep(ttl + 1500);
+  out.steps.read_both_after_expiry = await attemptBoth(() => readBoth(client));
+  out.steps.read_both_after_expiry.token_changed = provider.tokens()?.access_token !== first.access_token;
+  await client.close();
+} else if (scenario === 'package') {
+  // An adapter without the sign-in front over the real AS's posture: the
+  // generic sign-in yields a package token the RS refuses; the client must
+  // end in a 401 that says so, never data and never 503.
+  out.steps.sign_in = await attempt(async () => {
+    const client = await signIn(provider);
+    return readBoth(client);
+  });
+  out.steps.sign_in.token_issued = Boolean(provider.tokens()?.access_token);
 } else {
   throw new Error(`unknown SCENARIO ${scenario}`);
 }

@@ -64,3 +64,40 @@ func OwnerScope(scope string) bool {
 	}
 	return false
 }
+
+// PackageLabel reports whether a kind label names a grant-package token:
+// the reference AS's token for a generic sign-in through its hosted-MCP
+// source picker, which the RS's /v1 API never serves (real-rs-differences
+// D15).
+func PackageLabel(label string) bool {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "grant_package", "grant-package", "package", "mcp_package":
+		return true
+	}
+	return false
+}
+
+// UnknownSourceRefusal reports whether an RS answer is the reference RS's
+// refusal of a grant-package token on /v1: 404 "Unknown source: unknown"
+// (D15), the source of a token that names no grant. It is permanent: no
+// retry helps.
+func UnknownSourceRefusal(status int, message string) bool {
+	return status == 404 && message == "Unknown source: unknown"
+}
+
+// The words that tell a person which token they hold and which one this
+// adapter serves. The hosted door puts them in its 401 error_description
+// and the stdio adapter in its tool error, so both say the same. They hold
+// no quote or backslash (RFC 6750 §3 error_description characters).
+const (
+	// PackageTokenExplained says what a grant-package token is.
+	PackageTokenExplained = "This is a grant-package token: the authorization server issues one to a generic sign-in " +
+		"through its hosted-MCP source picker, and the PDPP resource server's /v1 API does not serve it " +
+		"(404 Unknown source). This adapter serves grant-scoped client tokens (a token response that carries a grant_id)."
+	// UnservedTokenExplained says the RS refused the token for good.
+	UnservedTokenExplained = "The PDPP resource server refused this token for good (its grant was revoked or is " +
+		"not a grant this server serves); retrying does not help. This adapter serves grant-scoped client tokens."
+	// ConnectAdvice is how a person gets a grant-scoped client token
+	// without the adapter's own sign-in.
+	ConnectAdvice = "Run pdpp connect to get a grant-scoped client token for the sources you choose, and use it with pdpp-mcp stdio."
+)

@@ -48,7 +48,7 @@ func TestDeclaredSurface(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"GET /v1/schema":                                            {"200", "400", "401", "403", "409", "5XX"},
+		"GET /v1/schema":                                            {"200", "400", "401", "403", "404", "409", "5XX"},
 		"GET /v1/streams":                                           {"200", "400", "401", "403", "404", "5XX"},
 		"GET /v1/streams/{stream}":                                  {"200", "400", "401", "403", "404", "5XX"},
 		"GET /v1/streams/{stream}/records":                          {"200", "400", "401", "403", "404", "410", "5XX"},

@@ -1,7 +1,8 @@
 // Package credcache reads the stdio credential cache that `pdpp connect`
 // writes (<cache root>/clients/<host>.json): the scoped client tokens the
 // stdio adapter reads with. Owner credentials anywhere in a file refuse the
-// whole file. Only cmd uses it; the hosted door takes bearers per request.
+// whole file. It also keeps the stdio cursor secret beside the credentials
+// (CursorSecret). Only cmd uses it; the hosted door takes bearers per request.
 package credcache
 
 import (

@@ -23,9 +23,21 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	if s.ix.owners[tok] {
 		return &principal{owner: true}, nil
 	}
-	g, issued, ok := s.clientGrant(tok)
-	if !ok || s.tokenExpired(issued) {
+	if _, ok := s.packageOf(tok); ok {
+		// The real RS resolves a package token to no source (D15).
+		return nil, newErr("not_found", "", "Unknown source: unknown")
+	}
+	g, issued, family, ok := s.clientToken(tok)
+	if !ok {
 		return nil, newErr("authentication_error", "", "Invalid or expired token")
+	}
+	if s.familyRevoked(family) {
+		// Refresh-token reuse revoked the sign-in's grant (D16).
+		return nil, newErr("grant_revoked", "", "Grant has been revoked")
+	}
+	if s.tokenExpired(issued) {
+		// The real RS: 403 permission_error, no challenge (D13).
+		return nil, newErr("grant_expired", "", "Grant has expired")
 	}
 	switch g.Status {
 	case "", "active":

@@ -35,6 +35,9 @@ func (s *Server) principalName(tok string) string {
 	if g, _, ok := s.clientGrant(tok); ok {
 		return "grant:" + g.ID
 	}
+	if pkg, ok := s.packageOf(tok); ok {
+		return "package:" + pkg
+	}
 	return "unknown"
 }
 

@@ -64,13 +64,20 @@ type oauthClient struct {
 type authCode struct {
 	clientID, redirectURI, challenge string
 	expires                          time.Time
+	sel                              selection
 }
 
 // refreshToken is one refresh token of a rotation family.
 type refreshToken struct {
 	clientID, family string
 	used             bool
+	// sel is what the sign-in selected; a refresh keeps it (the real AS
+	// keeps the grant_id).
+	sel selection
 }
+
+// asMounted reports whether the authorization server is served.
+func (s *Server) asMounted() bool { return s.opts.AuthGrantID != "" || s.opts.AuthRealPosture }
 
 // SetAuthDeny makes the authorization endpoint deny (true) or approve
 // (false) every request from now on.
@@ -82,7 +89,7 @@ func (s *Server) SetAuthDeny(deny bool) {
 
 // serveOAuth answers the AS routes; it reports whether it handled r.
 func (s *Server) serveOAuth(c *call) bool {
-	if s.opts.AuthGrantID == "" {
+	if !s.asMounted() {
 		return false
 	}
 	p, m := c.r.URL.Path, c.r.Method
@@ -160,6 +167,7 @@ func (s *Server) register(c *call) {
 	}
 	s.as.clients[cl.ID] = cl
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	s.writeJSON(c, http.StatusCreated, obj{{"client_id", cl.ID}, {"client_id_issued_at", s.opts.Now().Unix()},
 		{"client_name", cl.Name}, {"redirect_uris", cl.RedirectURIs}, {"token_endpoint_auth_method", "none"},
 		{"grant_types", []string{"authorization_code", "refresh_token"}}, {"response_types", []string{"code"}}})
@@ -199,12 +207,21 @@ func (s *Server) authorize(c *call) {
 	case deny:
 		back(url.Values{"error": {"access_denied"}, "error_description": {"the owner denied the request"}})
 	default:
+		sel := selection{grantID: s.opts.AuthGrantID}
+		if s.opts.AuthRealPosture {
+			var err error
+			if sel, err = s.resolveSelection(q.Get("authorization_details"), q.Get("connector_id")); err != nil {
+				// The real AS answers a raw JSON 400 and issues no code.
+				s.oauthError(c, http.StatusBadRequest, "invalid_request", err.Error())
+				return
+			}
+		}
 		code := randomID("", 24)
 		s.as.mu.Lock()
 		s.as.codes[code] = &authCode{clientID: cl.ID, redirectURI: redirect, challenge: q.Get("code_challenge"),
-			expires: s.opts.Now().Add(authCodeTTL)}
+			expires: s.opts.Now().Add(authCodeTTL), sel: sel}
 		s.as.mu.Unlock()
-		back(url.Values{"code": {code}})
+		back(url.Values{"code": {code}}) // no iss, as the real AS (D16)
 	}
 }
 
@@ -241,7 +258,7 @@ func (s *Server) redeemCode(c *call, f url.Values) {
 	case len(v) < minVerifierLen || len(v) > maxVerifierLen || pkceChallenge(v) != ac.challenge:
 		s.oauthError(c, http.StatusBadRequest, "invalid_grant", "code_verifier does not match code_challenge")
 	default:
-		s.issueTokens(c, ac.clientID, randomID("fam_", 8))
+		s.issueTokens(c, ac.clientID, randomID("fam_", 8), ac.sel)
 	}
 }
 
@@ -263,38 +280,63 @@ func (s *Server) rotateRefresh(c *call, f url.Values) {
 	case s.as.revoked[rt.family]:
 		msg = "refresh_token revoked"
 	case rt.used:
+		// The real AS revokes the whole grant: every access token of the
+		// sign-in then gets 403 grant_revoked (D16).
 		s.as.revoked[rt.family] = true
-		msg = "refresh_token reused; its family is revoked"
+		msg = "refresh_token reused; its grant is revoked"
 	default:
 		rt.used = true
 	}
 	s.as.mu.Unlock()
 	if msg != "" {
+		s.saveAuthState() // a reuse revoked the sign-in
 		s.oauthError(c, http.StatusBadRequest, "invalid_grant", msg)
 		return
 	}
-	s.issueTokens(c, rt.clientID, rt.family)
+	s.issueTokens(c, rt.clientID, rt.family, rt.sel)
 }
 
-// issueTokens mints an access token for the configured grant and a new
-// refresh token of family.
-func (s *Server) issueTokens(c *call, clientID, family string) {
-	m, err := s.MintClientToken(s.opts.AuthGrantID)
-	if err != nil {
-		s.oauthError(c, http.StatusInternalServerError, "server_error", "the configured grant does not exist")
-		return
+// issueTokens mints an access token for the selection (a grant, or a
+// grant-package token) and a new refresh token of family.
+func (s *Server) issueTokens(c *call, clientID, family string, sel selection) {
+	var m MintedToken
+	if sel.pkg {
+		m = s.MintPackageToken()
+	} else {
+		var err error
+		if m, err = s.mintClientToken(sel.grantID, family); err != nil {
+			s.oauthError(c, http.StatusInternalServerError, "server_error", "the selected grant does not exist")
+			return
+		}
 	}
 	rt := randomID("", 32)
 	s.as.mu.Lock()
-	s.as.refresh[rt] = &refreshToken{clientID: clientID, family: family}
+	s.as.refresh[rt] = &refreshToken{clientID: clientID, family: family, sel: sel}
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	body := obj{{"access_token", m.AccessToken}, {"token_type", "Bearer"}}
 	if m.ExpiresIn > 0 {
 		body = append(body, kv{"expires_in", m.ExpiresIn})
 	}
-	body = append(body, kv{"refresh_token", rt}, kv{"grant_id", m.GrantID})
+	body = append(body, kv{"refresh_token", rt})
+	if sel.pkg {
+		body = append(body, kv{"grant_package_id", m.GrantPackageID})
+	} else {
+		body = append(body, kv{"grant_id", m.GrantID})
+	}
 	c.w.Header().Set("Cache-Control", "no-store")
 	s.writeJSON(c, http.StatusOK, body)
+}
+
+// familyRevoked reports whether a sign-in's grant was revoked by refresh
+// token reuse or revocation.
+func (s *Server) familyRevoked(family string) bool {
+	if family == "" {
+		return false
+	}
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	return s.as.revoked[family]
 }
 
 // revoke is RFC 7009 for refresh tokens: the token's family stops working.
@@ -307,6 +349,7 @@ func (s *Server) revoke(c *call) {
 		s.as.revoked[rt.family] = true
 	}
 	s.as.mu.Unlock()
+	s.saveAuthState()
 	s.writeJSON(c, http.StatusOK, obj{})
 }
 

@@ -137,7 +137,7 @@ func TestAuthServerJourney(t *testing.T) {
 		t.Fatalf("fresh access token: %d", got)
 	}
 	f.clock.Advance(600 * time.Second)
-	if got := f.status(t, tok.AccessToken); got != 401 {
+	if got := f.status(t, tok.AccessToken); got != 403 { // grant_expired (D13)
 		t.Errorf("expired access token: %d", got)
 	}
 	stale := *tok

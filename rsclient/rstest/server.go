@@ -35,6 +35,20 @@ type Options struct {
 	AuthGrantID string
 	// AuthDeny starts the authorization server denying every request.
 	AuthDeny bool
+	// AuthStateFile, when set, keeps the authorization server's state
+	// (registered clients, refresh tokens, revoked sign-ins, issued access
+	// tokens) in this file across restarts (oauth_persist.go): a host's
+	// saved sign-in keeps working. It holds live bearers (written 0600).
+	AuthStateFile string
+	// OnPersistError, when set, hears a failure to write AuthStateFile.
+	OnPersistError func(error)
+	// AuthRealPosture mounts the authorization server in the real AS's
+	// posture (oauth_selection.go, real-rs-differences D15): a generic
+	// authorize request gets a grant-package token /v1 refuses,
+	// connector_id a grant when the connector has one connection (else the
+	// real AS's 400), authorization_details with instance_ids the grant
+	// over exactly those connections. AuthGrantID is then not needed.
+	AuthRealPosture bool
 	// Capabilities is the posture schema documents advertise to client
 	// tokens; "" means CapabilitiesFull.
 	Capabilities Capabilities
@@ -87,7 +101,8 @@ type RecordedRequest struct {
 	Path     string
 	RawQuery string
 	Bearer   string `json:"-"`
-	// Principal is "owner", "grant:<grant_id>", "none" (no bearer) or
+	// Principal is "owner", "grant:<grant_id>", "package:<grant_package_id>",
+	// "none" (no bearer) or
 	// "unknown" (a bearer the RS did not issue).
 	Principal string
 	Time      time.Time
@@ -105,6 +120,7 @@ type Server struct {
 	// started is when dataset grant tokens count as issued.
 	started time.Time
 	tokens  tokenTable
+	persist authPersister
 	as      authServer
 
 	mu       sync.Mutex
@@ -163,6 +179,11 @@ func New(ds *Dataset, opts Options) (*Server, error) {
 	if opts.AuthGrantID != "" && !s.hasGrant(opts.AuthGrantID) {
 		return nil, &ValidationError{Problems: []string{"AuthGrantID " + opts.AuthGrantID + " is not a grant of the dataset"}}
 	}
+	if opts.AuthStateFile != "" {
+		if err := s.loadAuthState(); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Faults != nil {
 		f := *opts.Faults
 		s.faults = &f
@@ -202,7 +223,7 @@ func (s *Server) SetFaults(f *Faults) {
 // Summary describes the running server for operators and e2e harnesses.
 func (s *Server) Summary(rsURL string) Summary {
 	sum := Summary{RSURL: rsURL, Grants: []GrantSummary{}}
-	if s.opts.AuthGrantID != "" {
+	if s.asMounted() {
 		sum.AuthorizationServer = strings.TrimRight(rsURL, "/") + pathASMetadata
 	}
 	if len(s.ds.OwnerTokens) > 0 {

@@ -58,6 +58,10 @@ func WithLexicalGaps(gaps ...LexicalGap) Option {
 // grantID (see Options.AuthGrantID); SetAuthDeny(true) makes it deny.
 func WithAuthServer(grantID string) Option { return func(o *Options) { o.AuthGrantID = grantID } }
 
+// WithRealAuthServer mounts the authorization server in the real AS's
+// posture (Options.AuthRealPosture).
+func WithRealAuthServer() Option { return func(o *Options) { o.AuthRealPosture = true } }
+
 // WithRequestHook calls fn for every request, as it arrives.
 func WithRequestHook(fn func(RecordedRequest)) Option { return func(o *Options) { o.OnRequest = fn } }
 

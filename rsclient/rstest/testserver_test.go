@@ -22,7 +22,7 @@ func TestNewServerOptions(t *testing.T) {
 		t.Errorf("semantic: %s", r.raw)
 	}
 	clock.Advance(time.Minute)
-	if r := get(t, ts.URL, "/v1/schema", gmailTok); r.status != 401 {
+	if r := get(t, ts.URL, "/v1/schema", gmailTok); r.status != 403 {
 		t.Errorf("ttl: %s", r.raw)
 	}
 	mu.Lock()

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fakeClock is a settable clock safe for concurrent handlers.
@@ -30,9 +32,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// TestTokenTTL: client tokens expire as on the real RS (D13): 401
-// authentication_error "Invalid or expired token" with the challenge; a
-// minted token works until its own expiry.
+// TestTokenTTL: client tokens expire as on the real RS (D13, second
+// probe): 403 permission_error grant_expired "Grant has expired" without a
+// challenge; a minted token works until its own expiry.
 func TestTokenTTL(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{now: base}
@@ -47,8 +49,8 @@ func TestTokenTTL(t *testing.T) {
 	}
 	clock.Advance(time.Second)
 	r := get(t, ts.URL, "/v1/streams/messages/records?connection_id="+connA, gmailTok)
-	if code, _ := r.errCode(); r.status != 401 || code != "authentication_error" ||
-		at(r.body, "error", "message") != "Invalid or expired token" || !strings.Contains(r.header.Get("WWW-Authenticate"), "resource_metadata=") {
+	if code, _ := r.errCode(); r.status != 403 || code != "grant_expired" || at(r.body, "error", "type") != "permission_error" ||
+		at(r.body, "error", "message") != "Grant has expired" || r.header.Get("WWW-Authenticate") != "" {
 		t.Errorf("expired token: %d %s", r.status, r.raw)
 	}
 	if r := get(t, ts.URL, "/v1/streams/messages/records?connection_id="+connA, fresh.AccessToken); r.status != 200 {
@@ -58,7 +60,7 @@ func TestTokenTTL(t *testing.T) {
 		t.Errorf("owner tokens never expire: %s", r.raw)
 	}
 	clock.Advance(600 * time.Second)
-	if r := get(t, ts.URL, "/v1/schema", fresh.AccessToken); r.status != 401 {
+	if r := get(t, ts.URL, "/v1/schema", fresh.AccessToken); r.status != 403 {
 		t.Errorf("minted token past its ttl: %s", r.raw)
 	}
 	if _, err := s.MintClientToken("grt_nope"); !errors.Is(err, ErrUnknownGrant) {
@@ -129,5 +131,26 @@ func TestMintEndpoint(t *testing.T) {
 	}
 	if r := get(t, ts.URL, "/_mockrs/grants/grt_8c1d2e3f4a5b6c7d/token", ownerTok); r.status != 404 {
 		t.Errorf("GET must not mint: %d", r.status)
+	}
+}
+
+// TestPackageTokenIsUnknownSource: a grant-package token (what the real AS
+// issues to a generic sign-in, D15) is refused on every /v1 read exactly
+// as the real RS refuses it: 404 not_found "Unknown source: unknown".
+func TestPackageTokenIsUnknownSource(t *testing.T) {
+	t.Parallel()
+	s, ts := newTestServer(t, testDataset(), Options{})
+	m := s.MintPackageToken()
+	if m.GrantID != "" || !strings.HasPrefix(m.GrantPackageID, "gpk_") {
+		t.Fatalf("package token response: %+v", m)
+	}
+	for _, path := range []string{"/v1/schema", "/v1/streams/messages/records?connection_id=" + connA,
+		"/v1/streams/messages/aggregate?metric=count", "/v1/search?q=project"} {
+		r := get(t, ts.URL, path, m.AccessToken)
+		code, _ := r.errCode()
+		got := []any{r.status, code, at(r.body, "error", "message"), r.header.Get("WWW-Authenticate")}
+		if diff := cmp.Diff([]any{404, "not_found", "Unknown source: unknown", ""}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
 	}
 }

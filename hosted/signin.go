@@ -1,0 +1,249 @@
+package hosted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
+)
+
+// The header-free sign-in front (issue 22 point 2). A generic host knows
+// only the MCP URL: it follows the 401 to the protected-resource metadata,
+// which then names this adapter as its authorization server. The adapter's
+// RFC 8414 metadata sends registration, token and revocation to the RS's
+// own authorization server and keeps one step, authorize, which only
+// redirects the browser to the RS's AS with the host's parameters
+// unchanged plus the operator's source selection. No code or token ever
+// reaches the adapter: the AS redirects to the host, and the host talks to
+// the AS's token endpoint directly.
+//
+// It relies on behaviours of the reference AS (CONTRIBUTING, "Sign-in
+// front"): no iss in the authorization response, redirect_uri checked only
+// against the client's own registration, resource ignored.
+
+// Sign-in front paths on the adapter's origin.
+const (
+	asMetadataPath = "/.well-known/oauth-authorization-server"
+	authorizePath  = "/oauth/authorize"
+	// maxAuthorizeQuery bounds the query a host's authorize request may
+	// carry (PKCE, state, scope, resource, redirect_uri, …).
+	maxAuthorizeQuery = 8 << 10
+	// discoveryTimeout bounds start-up discovery of the RS's AS.
+	discoveryTimeout = 10 * time.Second
+)
+
+// SignIn is a checked sign-in front: the operator's selection and the
+// RS's authorization server as discovered at start-up.
+type SignIn struct {
+	selection SignInSelection
+	as        oauthex.AuthServerMeta
+}
+
+// Selection is the configured selection.
+func (s *SignIn) Selection() SignInSelection { return s.selection }
+
+// AuthorizationServer is the RS's AS issuer the front redirects to.
+func (s *SignIn) AuthorizationServer() string { return s.as.Issuer }
+
+// DiscoverSignIn checks sel and discovers the RS's authorization server
+// (the first one the RS's protected-resource metadata names, its RFC 8414
+// metadata fetched with the MCP Go SDK's oauthex, which checks the issuer,
+// PKCE support and the endpoints' URL schemes). It fails when the AS
+// cannot serve the front: no authorization or token endpoint, no S256
+// PKCE, no code flow, or RFC 9207 iss in its authorization responses
+// (hosts would then reject every sign-in; see CONTRIBUTING). client nil
+// means a plain client with a timeout.
+func DiscoverSignIn(ctx context.Context, a *adapter.Server, sel SignInSelection, client *http.Client) (*SignIn, error) {
+	if err := sel.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = &http.Client{Timeout: discoveryTimeout}
+	}
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
+	prm, err := a.ProtectedResourceMetadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sign-in: read the RS's protected-resource metadata: %v", err)
+	}
+	if len(prm.AuthorizationServers) == 0 {
+		return nil, errors.New("sign-in: the RS's protected-resource metadata names no authorization server")
+	}
+	issuer := strings.TrimRight(prm.AuthorizationServers[0], "/")
+	mdURL, err := asMetadataURL(issuer)
+	if err != nil {
+		return nil, fmt.Errorf("sign-in: authorization server %q: %v", issuer, err)
+	}
+	asm, err := oauthex.GetAuthServerMeta(ctx, mdURL, issuer, client)
+	if err != nil {
+		return nil, fmt.Errorf("sign-in: authorization server metadata at %s: %v", mdURL, err)
+	}
+	if asm == nil {
+		return nil, fmt.Errorf("sign-in: no authorization server metadata at %s", mdURL)
+	}
+	if err := checkFrontable(asm); err != nil {
+		return nil, fmt.Errorf("sign-in: authorization server %s: %v", issuer, err)
+	}
+	return &SignIn{selection: sel, as: *asm}, nil
+}
+
+// asMetadataURL is RFC 8414 §3.1's metadata URL of an issuer: the
+// well-known segment goes between the host and any path.
+func asMetadataURL(issuer string) (string, error) {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("not an issuer URL")
+	}
+	path := strings.TrimRight(u.Path, "/")
+	u.Path = asMetadataPath + path
+	return u.String(), nil
+}
+
+// checkFrontable reports why an AS cannot sit behind the front.
+func checkFrontable(asm *oauthex.AuthServerMeta) error {
+	switch {
+	case asm.AuthorizationEndpoint == "" || asm.TokenEndpoint == "":
+		return errors.New("its metadata lacks an authorization or token endpoint")
+	case !slices.Contains(asm.CodeChallengeMethodsSupported, "S256"):
+		return errors.New("it does not support PKCE S256")
+	case len(asm.ResponseTypesSupported) > 0 && !slices.Contains(asm.ResponseTypesSupported, "code"):
+		return errors.New("it does not support the authorization code flow")
+	case asm.AuthorizationResponseIssParameterSupported:
+		return errors.New("it sends iss in authorization responses (RFC 9207): a host would compare it with this adapter's issuer and reject every sign-in, so the sign-in front cannot be used with it")
+	}
+	if u, err := url.Parse(asm.AuthorizationEndpoint); err != nil || u.Fragment != "" || !u.IsAbs() {
+		return errors.New("its authorization endpoint is not an absolute URL")
+	}
+	return nil
+}
+
+// serveASMetadata is the adapter's RFC 8414 document: its own issuer (the
+// public origin) and authorize endpoint, everything else the RS's AS.
+func (h *hosted) serveASMetadata(w http.ResponseWriter, r *http.Request) {
+	as := h.opts.SignIn.as
+	o := h.origin(r)
+	doc := map[string]any{
+		"issuer":                           o,
+		"authorization_endpoint":           o + authorizePath,
+		"token_endpoint":                   as.TokenEndpoint,
+		"response_types_supported":         []string{"code"},
+		"code_challenge_methods_supported": []string{"S256"},
+		// The RS's AS sends no iss; a host must not expect one.
+		"authorization_response_iss_parameter_supported": false,
+	}
+	optional := map[string]string{"registration_endpoint": as.RegistrationEndpoint, "revocation_endpoint": as.RevocationEndpoint}
+	for k, v := range optional {
+		if v != "" {
+			doc[k] = v
+		}
+	}
+	lists := map[string][]string{"grant_types_supported": as.GrantTypesSupported, "scopes_supported": as.ScopesSupported,
+		"token_endpoint_auth_methods_supported":      as.TokenEndpointAuthMethodsSupported,
+		"revocation_endpoint_auth_methods_supported": as.RevocationEndpointAuthMethodsSupported,
+		"response_modes_supported":                   as.ResponseModesSupported}
+	for k, v := range lists {
+		if len(v) > 0 {
+			doc[k] = v
+		}
+	}
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// authorizeError is a refused authorize request. The front never
+// redirects to the host's redirect_uri itself: only the AS knows whether
+// the client registered it, so refusals are a plain JSON 400 (as the real
+// AS answers an unregistered redirect_uri).
+func authorizeError(w http.ResponseWriter, desc string) {
+	writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "error_description": desc})
+}
+
+// serveAuthorize redirects a host's authorize request to the RS's AS with
+// the host's query unchanged and the operator's selection added. It
+// refuses what would make the redirect something other than the host's
+// own sign-in: no PKCE S256, a response type other than code, repeated
+// parameters, or a selection of the request's own that differs from the
+// operator's.
+func (h *hosted) serveAuthorize(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.RawQuery) > maxAuthorizeQuery {
+		authorizeError(w, fmt.Sprintf("the authorize request is longer than %d bytes", maxAuthorizeQuery))
+		return
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		authorizeError(w, "the authorize query is not well formed")
+		return
+	}
+	sel := h.opts.SignIn.selection
+	carries, err := checkAuthorizeQuery(q, sel)
+	if err != nil {
+		authorizeError(w, err.Error())
+		return
+	}
+	target := h.opts.SignIn.as.AuthorizationEndpoint
+	sep := "?"
+	if strings.Contains(target, "?") {
+		sep = "&"
+	}
+	target += sep + r.URL.RawQuery
+	if !carries {
+		target += "&" + sel.params().Encode()
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+// checkAuthorizeQuery checks a host's authorize parameters. carries is
+// true when the request already holds exactly the operator's selection
+// (it is then forwarded as is, never doubled).
+func checkAuthorizeQuery(q url.Values, sel SignInSelection) (carries bool, err error) {
+	for k, v := range q {
+		if len(v) > 1 {
+			return false, fmt.Errorf("parameter %s is repeated", k)
+		}
+	}
+	for _, k := range []string{"client_id", "redirect_uri", "code_challenge"} {
+		if q.Get(k) == "" {
+			return false, fmt.Errorf("%s is required", k)
+		}
+	}
+	switch {
+	case q.Get("response_type") != "code":
+		return false, errors.New("response_type must be code")
+	case q.Get("code_challenge_method") != "S256":
+		return false, errors.New("PKCE with code_challenge_method=S256 is required")
+	}
+	if u, err := url.Parse(q.Get("redirect_uri")); err != nil || !u.IsAbs() || u.Fragment != "" {
+		return false, errors.New("redirect_uri must be an absolute URI without a fragment")
+	}
+	return requestSelection(q, sel)
+}
+
+// requestSelection compares the selection a request carries with the
+// operator's: none (false), the very same (true), anything else an error,
+// so a host or a crafted link can never widen or change what a sign-in
+// through this adapter asks for.
+func requestSelection(q url.Values, sel SignInSelection) (bool, error) {
+	_, hasDetails := q["authorization_details"]
+	_, hasConnector := q["connector_id"]
+	if !hasDetails && !hasConnector {
+		return false, nil
+	}
+	want := sel.params()
+	same := len(q["authorization_details"]) == len(want["authorization_details"]) &&
+		len(q["connector_id"]) == len(want["connector_id"]) &&
+		q.Get("authorization_details") == want.Get("authorization_details") && q.Get("connector_id") == want.Get("connector_id")
+	if !same {
+		return false, errors.New("this adapter's operator fixed the sources a sign-in asks for; send no authorization_details or connector_id of your own")
+	}
+	return true, nil
+}
