@@ -320,10 +320,13 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 		GrantID     string `json:"grant_id"`
 		TokenKind   string `json:"pdpp_token_kind"`
 	}
+	// renew_with: a credential_expired error in the stdio adapter then
+	// tells a demo user to run the demo again, not `pdpp connect`.
 	file := struct {
 		ProviderURL string       `json:"provider_url"`
+		RenewWith   string       `json:"renew_with"`
 		Credentials []credential `json:"credentials"`
-	}{ProviderURL: rsURL}
+	}{ProviderURL: rsURL, RenewWith: demoExecutable() + " demo"}
 	for _, g := range cacheGrants(ds) {
 		file.Credentials = append(file.Credentials, credential{AccessToken: g.Token, TokenType: "Bearer", GrantID: g.ID, TokenKind: "client"})
 	}

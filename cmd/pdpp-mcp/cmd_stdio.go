@@ -117,8 +117,14 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitConfig
 	}
+	// The demo's cache names the demo as what renews it: the demo has no
+	// `pdpp connect`.
+	reconnect := "pdpp connect " + providerURL
+	if renew := credcache.RenewCommand(f.cacheRoot, providerURL); renew != "" {
+		reconnect = renew
+	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: "pdpp connect " + providerURL, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey}
+		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}

@@ -23,9 +23,11 @@ func TestDemoTokenTTL(t *testing.T) {
 	p := startDemo(t, bin, "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0", "--json", "--token-ttl", "2s")
 	line := p.line(t, 60*time.Second)
 	var ready struct {
-		MCPURL string `json:"mcp_url"`
-		Bearer string `json:"bearer"`
-		Grants []struct {
+		MCPURL    string `json:"mcp_url"`
+		RSURL     string `json:"rs_url"`
+		CacheRoot string `json:"cache_root"`
+		Bearer    string `json:"bearer"`
+		Grants    []struct {
 			Bearer    string     `json:"bearer"`
 			ExpiresAt *time.Time `json:"expires_at"`
 		} `json:"grants"`
@@ -61,6 +63,14 @@ func TestDemoTokenTTL(t *testing.T) {
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<16))
 	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(res.Header.Get("WWW-Authenticate"), "resource_metadata=") {
 		t.Errorf("after expiry: %d, challenge %q: %.300s", res.StatusCode, res.Header.Get("WWW-Authenticate"), body)
+	}
+	// Over stdio, on the demo's own cache, the expired credential's advice
+	// names the demo, which renews it, not `pdpp connect`, which the demo
+	// does not have (issue 25 point 4).
+	st := startStdio(t, bin, t.TempDir(), "--provider-url", ready.RSURL, "--cache-root", ready.CacheRoot)
+	code, text := st.call("query_records", map[string]any{"stream": "messages", "limit": 1})
+	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "pdpp connect") {
+		t.Errorf("stdio after expiry: %s %s", code, text)
 	}
 }
 

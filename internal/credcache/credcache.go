@@ -58,6 +58,34 @@ type cacheFile struct {
 	TokenKind     string `json:"token_kind"`
 	Kind          string `json:"kind"`
 	Role          string `json:"role"`
+	// RenewWith names the command that writes fresh credentials to this
+	// file when it is not `pdpp connect` (the demo writes its own cache
+	// and names itself), for the advice a credential_expired error gives.
+	RenewWith string `json:"renew_with"`
+}
+
+// maxRenewCommand bounds renew_with as an error message repeats it.
+const maxRenewCommand = 200
+
+// RenewCommand is the cache file's renew_with for providerURL: the command
+// that writes its fresh credentials, when the file names one that is not
+// `pdpp connect` (the demo's cache); "" otherwise, or when the file cannot
+// be read. Control characters and overlong values are refused ("").
+func RenewCommand(cacheRoot, providerURL string) string {
+	path, err := CacheFilePath(cacheRoot, providerURL)
+	if err != nil {
+		return ""
+	}
+	cf, err := cacheLoad{path: path}.readFile()
+	if err != nil || len(cf.RenewWith) > maxRenewCommand {
+		return ""
+	}
+	for _, r := range cf.RenewWith {
+		if r < 0x20 || r == 0x7f {
+			return ""
+		}
+	}
+	return strings.TrimSpace(cf.RenewWith)
 }
 
 type cachedCredential struct {

@@ -267,3 +267,42 @@ func TestREADMEStatesTheCacheShape(t *testing.T) {
 		t.Errorf("README.md does not show the cache shape as a json block:\n%s", credcache.CacheShape)
 	}
 }
+
+// The demo names itself as what renews its cache; a hand-written or
+// hostile renew_with is bounded and refused when it holds control
+// characters, and a file without one (pdpp connect's) names nothing.
+func TestRenewCommand(t *testing.T) {
+	t.Parallel()
+	const url = "http://127.0.0.1:7671"
+	for _, tc := range []struct {
+		name, renew, want string
+	}{
+		{"demo", "/usr/local/bin/pdpp-mcp demo", "/usr/local/bin/pdpp-mcp demo"},
+		{"pdpp connect's file", "", ""},
+		{"newline", "pdpp-mcp demo\nrm -rf ~", ""},
+		{"overlong", strings.Repeat("x", 201), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			path, err := credcache.CacheFilePath(root, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := json.Marshal(map[string]any{"provider_url": url, "renew_with": tc.renew,
+				"credential": map[string]any{"access_token": strings.Repeat("a", 64), "pdpp_token_kind": "client"}})
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got := credcache.RenewCommand(root, url); got != tc.want {
+				t.Errorf("RenewCommand = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := credcache.RenewCommand(t.TempDir(), url); got != "" {
+		t.Errorf("no file: %q", got)
+	}
+}
