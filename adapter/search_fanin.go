@@ -60,7 +60,8 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
 		return nil, te
 	}
-	taken := page.takeHits(reads, a.Limit, set.ix, s.rs.BaseURL())
+	taken := page.takeHits(reads, sources, a.Limit, set.ix, s.rs.BaseURL())
+	s.fillHitDetails(ctx, set.ix, page)
 	page.hasMore = advanceAll(state, reads, taken)
 	if page.hasMore {
 		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
@@ -154,7 +155,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 
 // takeHits puts the best limit hits of all sources on the page and
 // returns how many each source gave.
-func (p *searchPage) takeHits(reads []sourceRead, limit int, ix *schemaindex.Index, baseURL string) []int {
+func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, ix *schemaindex.Index, baseURL string) []int {
 	lists := make([][]candidate, len(reads))
 	for i, r := range reads {
 		lists[i] = r.cands
@@ -162,7 +163,9 @@ func (p *searchPage) takeHits(reads []sourceRead, limit int, ix *schemaindex.Ind
 	taken := make([]int, len(reads))
 	for _, c := range rankMerge(lists, limit) {
 		taken[c.source]++
-		p.hits = append(p.hits, newSearchHit(c.hit, ix, baseURL))
+		h := newSearchHit(c.hit, ix, baseURL)
+		h.grant = sources[c.source].grant
+		p.hits = append(p.hits, h)
 	}
 	return taken
 }
