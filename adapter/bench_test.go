@@ -3,6 +3,8 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
@@ -18,10 +20,26 @@ import (
 // building and encoding a page.
 func benchAdapter(b testing.TB, tokens ...string) *adapter.Server {
 	b.Helper()
+	a, _ := countedBenchAdapter(b, tokens...)
+	return a
+}
+
+// countedBenchAdapter is benchAdapter with a count of the RS requests it
+// makes (replayed ones included: each is an exchange on the wire).
+func countedBenchAdapter(b testing.TB, tokens ...string) (*adapter.Server, *atomic.Int64) {
+	b.Helper()
 	if len(tokens) == 0 {
 		tokens = threeGrants
 	}
-	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: testenv.ReplayOnce})
+	var calls atomic.Int64
+	count := func(next http.Handler) http.Handler {
+		replay := testenv.ReplayOnce(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			replay.ServeHTTP(w, r)
+		})
+	}
+	rs := testenv.StartRS(b, testenv.Options{NoContract: true, Raw: count})
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -34,20 +52,31 @@ func benchAdapter(b testing.TB, tokens ...string) *adapter.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return a
+	return a, &calls
 }
 
-func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any) {
+// benchCall times one tool call; with a request counter it also reports
+// the RS requests each call makes (rs_calls/op).
+func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any, calls ...*atomic.Int64) {
 	b.Helper()
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
 	ctx := context.Background()
 	a.MCP().HandleMessage(ctx, msg) // warm caches
+	var before int64
+	if len(calls) > 0 {
+		before = calls[0].Load()
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	n := 0
 	for b.Loop() {
 		out, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg))
 		b.SetBytes(int64(len(out)))
+		n++
+	}
+	if len(calls) > 0 && n > 0 {
+		b.ReportMetric(float64(calls[0].Load()-before)/float64(n), "rs_calls/op")
 	}
 }
 
@@ -70,8 +99,11 @@ func BenchmarkQueryRecords25(b *testing.B) {
 	benchCall(b, benchAdapter(b), "query_records", map[string]any{"stream": "message_bodies", "limit": 25, "connection_id": demodata.GmailWorkConnectionID})
 }
 
+// BenchmarkSearchFanIn3 reports RS requests per search too: one search
+// per grant plus one projected title read per hit (issue 24.5).
 func BenchmarkSearchFanIn3(b *testing.B) {
-	benchCall(b, benchAdapter(b), "search", map[string]any{"q": "invoice", "limit": 25})
+	a, calls := countedBenchAdapter(b)
+	benchCall(b, a, "search", map[string]any{"q": "invoice", "limit": 25}, calls)
 }
 
 func BenchmarkFetchLongBody(b *testing.B) {
@@ -93,5 +125,6 @@ func BenchmarkAggregateCount(b *testing.B) {
 
 // BenchmarkSearchOneGrant is the end-to-end mix's search (one grant).
 func BenchmarkSearchOneGrant(b *testing.B) {
-	benchCall(b, benchAdapter(b, threeGrants[0]), "search", map[string]any{"q": "invoice", "limit": 25})
+	a, calls := countedBenchAdapter(b, threeGrants[0])
+	benchCall(b, a, "search", map[string]any{"q": "invoice", "limit": 25}, calls)
 }

@@ -28,12 +28,16 @@ type searchHit struct {
 	Snippet, SnippetField string
 	MatchedFields         []string
 	AuthoredAt, EmittedAt string
+	// EventTime is when the record happened: its event-time field as read
+	// for the page (fillHitDetails), else the RS's authored_at.
+	EventTime string
+	grant     Grant // the grant the hit came through: its title read uses it
 }
 
 func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) searchHit {
 	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
 	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
-		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, URL: recordURL(base, ref)}
+		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, EventTime: h.AuthoredAt, URL: recordURL(base, ref)}
 	if ix != nil {
 		if src, ok := ix.Connection(h.ConnectionID); ok {
 			if out.ConnectorKey == "" {
@@ -53,15 +57,16 @@ func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) sear
 }
 
 // hitTitle is the record's own title when the snippet is a complete
-// primary-title field, else source / stream / authored time — never the
-// snippet of body text (R-7).
+// primary-title field, else source / stream / event time — never the
+// snippet of body text (R-7). fillHitDetails replaces it with the
+// record's title field where it can read one.
 func hitTitle(h searchHit, ix *schemaindex.Index) string {
-	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && ix != nil && ix.TitleField(h.Ref.Stream, h.ConnectionID) == h.SnippetField {
+	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && streamHitFields(ix, h).title == h.SnippetField {
 		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
 			return t
 		}
 	}
-	return fallbackTitle(h.Display, h.ConnectorKey, h.Ref.Stream, h.AuthoredAt, h.EmittedAt)
+	return fallbackTitle(h.Display, h.ConnectorKey, h.Ref.Stream, h.EventTime, h.EmittedAt)
 }
 
 // sourceCount is one connection's share of a search page.
@@ -242,6 +247,7 @@ func (p *searchPage) text(a searchArgs) string {
 type hitLine struct {
 	head    string // "\n<n>. <fetch id> "
 	title   string // the title on one line
+	when    string // " — <event time>" after the title, never cut; "" when the title holds it
 	label   string // " (<source>)" or ""
 	field   string // " <matched field>: " or ""
 	snippet contentladder.Marked
@@ -254,6 +260,9 @@ type hitLine struct {
 // hitLine prepares hit i's line.
 func (h searchHit) hitLine(i int) hitLine {
 	l := hitLine{head: "\n" + strconv.Itoa(i+1) + ". " + h.Ref.ID() + " ", title: oneLine(h.Title)}
+	if h.EventTime != "" && !strings.Contains(h.Title, h.EventTime) {
+		l.when = " — " + h.EventTime
+	}
 	if label := h.label(); label != "" && !strings.Contains(h.Title, label) {
 		l.label = " (" + label + ")"
 	}
@@ -281,12 +290,14 @@ func (l hitLine) render(n int) string { return l.line(l.shown(n)) }
 
 // shown is the title and snippet the line shows with the snippet cut to n
 // runes (the title is cut too when n is small, never below a readable
-// stub). A match on the title itself shows "(the title)".
+// stub; its event time never). A match on the title itself shows "(the
+// title)".
 func (l hitLine) shown(n int) hitShown {
 	title, _ := contentladder.TruncateRunes(l.title, searchTitleRunes)
 	if n < searchTitleRunes {
 		title, _ = contentladder.TruncateRunes(l.title, max(24, n))
 	}
+	title += l.when
 	switch {
 	case l.hasFixed && l.fixed == "":
 		return hitShown{title: title}

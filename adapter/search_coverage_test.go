@@ -67,7 +67,7 @@ func TestLexicalMissNamesTheSemanticRetry(t *testing.T) {
 func TestLexicalMissRetryKeepsALongQuery(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{LexicalGaps: messagesGaps}, demodata.GmailToken)
-	q := "invoice " + strings.Repeat("ünïcode words ", 65) // ≈ 1,000 bytes
+	q := "invoice " + strings.Repeat("ünïcode words ", 58) // 994 bytes: within the 1,000-byte bound
 	r := e.c.call("search", map[string]any{"q": q, "streams": []string{"messages"}})
 	m := retryRE.FindStringSubmatch(r.text())
 	if m == nil {

@@ -60,7 +60,8 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
 		return nil, te
 	}
-	taken := page.takeHits(reads, a.Limit, set.ix, s.rs.BaseURL())
+	taken := page.takeHits(reads, sources, a.Limit, set.ix, s.rs.BaseURL())
+	s.fillHitDetails(ctx, set.ix, page)
 	page.hasMore = advanceAll(state, reads, taken)
 	if page.hasMore {
 		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
@@ -97,6 +98,7 @@ type sourceRead struct {
 	cands     []candidate
 	moreAfter bool // the RS has hits beyond cands
 	recall    []string
+	rsWarns   []rsclient.Warning // the RS's meta.warnings, deduplicated
 	err       error
 }
 
@@ -120,7 +122,7 @@ func (s *Server) readSources(ctx context.Context, sources []searchSource, a sear
 			sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
 			defer cancel()
 			r := &reads[i]
-			r.cands, r.moreAfter, r.recall, r.err = s.sourceCandidates(sctx, src, a, filter, state[i])
+			*r = s.sourceCandidates(sctx, src, a, filter, state[i])
 			for j := range r.cands {
 				r.cands[j].source = i
 			}
@@ -139,6 +141,9 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 	for i, r := range reads {
 		if r.err == nil {
 			page.recall = append(page.recall, r.recall...)
+			for _, w := range r.rsWarns {
+				page.warnings = append(page.warnings, rsSearchWarning(w))
+			}
 			continue
 		}
 		failed++
@@ -154,7 +159,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 
 // takeHits puts the best limit hits of all sources on the page and
 // returns how many each source gave.
-func (p *searchPage) takeHits(reads []sourceRead, limit int, ix *schemaindex.Index, baseURL string) []int {
+func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, ix *schemaindex.Index, baseURL string) []int {
 	lists := make([][]candidate, len(reads))
 	for i, r := range reads {
 		lists[i] = r.cands
@@ -162,7 +167,9 @@ func (p *searchPage) takeHits(reads []sourceRead, limit int, ix *schemaindex.Ind
 	taken := make([]int, len(reads))
 	for _, c := range rankMerge(lists, limit) {
 		taken[c.source]++
-		p.hits = append(p.hits, newSearchHit(c.hit, ix, baseURL))
+		h := newSearchHit(c.hit, ix, baseURL)
+		h.grant = sources[c.source].grant
+		p.hits = append(p.hits, h)
 	}
 	return taken
 }
@@ -243,10 +250,11 @@ func advance(st sourceState, cands []candidate, k int, moreAfter bool) sourceSta
 
 // coverageWarning tells a lexical search that found nothing, or whose
 // ranking was not exhaustive, that semantic or hybrid search is offered,
-// with the exact arguments to retry. The real RS's lexical index once
+// with the exact arguments to retry — only when that retry finds
+// something (a stream without semantic fields answers 0 hits, D19). The real RS's lexical index once
 // covered one connection's bodies only while recall claimed complete;
 // semantic and hybrid found the records (D5).
-func (s *Server) coverageWarning(ctx context.Context, a searchArgs, page *searchPage) {
+func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) {
 	if a.Mode != "lexical" || (len(page.hits) > 0 && len(page.recall) == 0) {
 		return
 	}
@@ -258,7 +266,7 @@ func (s *Server) coverageWarning(ctx context.Context, a searchArgs, page *search
 			break
 		}
 	}
-	if alt == "" {
+	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
 		return
 	}
 	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
@@ -285,4 +293,54 @@ type searchRetry struct {
 	Streams      []string        `json:"streams,omitempty"`
 	ConnectionID string          `json:"connection_id,omitempty"`
 	Filter       json.RawMessage `json:"filter,omitempty"`
+}
+
+// rsSearchWarning is an RS search warning as a page line: its code and
+// message, and the connection (and source) its detail names, so a skipped
+// connection is named even when the RS's message does not (D19).
+func rsSearchWarning(w rsclient.Warning) warning {
+	var d struct {
+		ConnectionID string `json:"connection_id"`
+		Source       string `json:"source"`
+	}
+	_ = json.Unmarshal(w.Detail, &d)
+	msg := w.Message
+	if msg == "" {
+		msg = "(no message)"
+	}
+	if d.ConnectionID != "" {
+		msg += " (connection_id=" + d.ConnectionID
+		if d.Source != "" {
+			msg += ", source " + connectorKey(d.Source)
+		}
+		msg += ")"
+	}
+	return warning{Code: w.Code, Message: msg}
+}
+
+// modeFinds reports whether the search in another mode finds at least one
+// hit: one limit-1 RS search per source, stopping at the first hit. The
+// real RS advertises no search fields to client tokens (D1), so trying is
+// the only way to know a suggested retry is not a dead end. When no source
+// could answer, the retry is still suggested: unchecked is not "none".
+func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, mode string) bool {
+	sources, te := set.searchSources(a)
+	if te != nil {
+		return true
+	}
+	answered := false
+	for _, src := range sources {
+		sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
+			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
+		cancel()
+		if err != nil {
+			continue
+		}
+		if len(sp.Data) > 0 {
+			return true
+		}
+		answered = true
+	}
+	return !answered
 }

@@ -54,11 +54,12 @@ func (set *sourceSet) searchSources(a searchArgs) ([]searchSource, *toolError) {
 
 // sourceCandidates reads up to limit unreturned hits of one source, from
 // its saved position, following one more RS page when the first runs out.
-func (s *Server) sourceCandidates(ctx context.Context, src searchSource, a searchArgs, filter rsclient.Filter, st sourceState) ([]candidate, bool, []string, error) {
-	var out []candidate
-	var recall []string
+// The RS's warnings ride along (D19: a semantic search over a stream
+// without semantic fields answers 0 hits and source_skipped_not_applicable).
+func (s *Server) sourceCandidates(ctx context.Context, src searchSource, a searchArgs, filter rsclient.Filter, st sourceState) sourceRead {
+	var r sourceRead
 	cursor, skip := st.C, st.O
-	for pages := 0; pages < 2 && len(out) < a.Limit; pages++ {
+	for pages := 0; pages < 2 && len(r.cands) < a.Limit; pages++ {
 		want := a.Limit + skip
 		if want > maxRSPage {
 			want = maxRSPage
@@ -66,21 +67,42 @@ func (s *Server) sourceCandidates(ctx context.Context, src searchSource, a searc
 		sp, _, err := s.rs.Search(ctx, src.grant.Bearer, rsclient.SearchQuery{Mode: a.Mode, Q: a.Q, Streams: src.streams,
 			Limit: want, Cursor: cursor, ConnectionID: src.connectionID, Filter: filter})
 		if err != nil {
-			return nil, false, nil, err
+			return sourceRead{err: err}
 		}
-		if r := sp.Meta.Recall; r != nil && ((r.Complete != nil && !*r.Complete) || r.RankingScope == "candidate_window") {
-			recall = append(recall, recallNote(r))
+		if rc := sp.Meta.Recall; rc != nil && ((rc.Complete != nil && !*rc.Complete) || rc.RankingScope == "candidate_window") {
+			r.recall = append(r.recall, recallNote(rc))
 		}
+		r.rsWarns = appendNewWarnings(r.rsWarns, sp.Meta.Warnings)
 		for i := skip; i < len(sp.Data); i++ {
-			out = append(out, candidate{hit: sp.Data[i], rank: st.R + len(out), cursor: cursor, offset: i, next: sp.NextCursor})
+			r.cands = append(r.cands, candidate{hit: sp.Data[i], rank: st.R + len(r.cands), cursor: cursor, offset: i, next: sp.NextCursor})
 		}
 		if sp.NextCursor == "" {
-			return out, sp.HasMore && len(sp.Data) > skip, recall, nil
+			r.moreAfter = sp.HasMore && len(sp.Data) > skip
+			return r
 		}
 		cursor, skip = sp.NextCursor, 0
 	}
-	return out, true, recall, nil
+	r.moreAfter = true
+	return r
 }
+
+// appendNewWarnings adds the warnings not yet in have (a second RS page
+// repeats the first's).
+func appendNewWarnings(have, more []rsclient.Warning) []rsclient.Warning {
+	for _, w := range more {
+		dup := false
+		for _, h := range have {
+			dup = dup || (h.Code == w.Code && h.Message == w.Message && string(h.Detail) == string(w.Detail))
+		}
+		if !dup && len(have) < maxRSWarnings {
+			have = append(have, w)
+		}
+	}
+	return have
+}
+
+// maxRSWarnings bounds the RS warnings one source adds to a page.
+const maxRSWarnings = 8
 
 func recallNote(r *rsclient.Recall) string {
 	var facts []string

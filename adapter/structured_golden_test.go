@@ -100,7 +100,8 @@ func TestStructuredContentGolden(t *testing.T) {
 		{"records_changes", "query_records", map[string]any{"stream": "labels", "changes_since": "beginning", "connection_id": work, "limit": 100}},
 		{"search_multi", "search", map[string]any{"q": "invoice", "limit": 5}},
 		{"search_semantic", "search", map[string]any{"q": "vendor invoice", "mode": "semantic", "limit": 3}},
-		{"search_none", "search", map[string]any{"q": "zzyzxqv"}},
+		{"search_none", "search", map[string]any{"q": "zzyzxqv"}},                                          // no mode finds it: no retry suggested
+		{"search_lexical_miss", "search", map[string]any{"q": "vendors", "streams": []string{"messages"}}}, // semantic finds it: the exact retry
 		{"aggregate_count", "aggregate", map[string]any{"stream": "messages", "metric": "count", "connection_id": work}},
 		{"aggregate_grouped", "aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by": "has_attachments", "limit": 3, "connection_id": work}},
 		{"fetch_body", "fetch", map[string]any{"id": bodyID}},

@@ -85,6 +85,9 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 	}
 	err = schema.Validate(inst)
 	if err == nil {
+		if te := byteBounds(schema, raw); te != nil {
+			return nil, te
+		}
 		return raw, nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
@@ -266,4 +269,51 @@ func ungroup(s string) string {
 		}
 		s = out
 	}
+}
+
+// byteBounds holds every string argument (and string list item) to its
+// schema's maxLength in UTF-8 bytes too: JSON Schema counts characters,
+// but the RS URL, and every proxy before it, counts bytes — 1,000 emoji
+// are 4,000 bytes and a 12 KB percent-encoded query (issue 24.6).
+func byteBounds(schema *jsonschema.Schema, raw json.RawMessage) *toolError {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return nil
+	}
+	for name, v := range args {
+		prop := schema.Properties[name]
+		if prop == nil {
+			continue
+		}
+		var strs []string
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			strs = []string{one}
+		} else if items := itemSchema(prop); items != nil {
+			_ = json.Unmarshal(v, &strs)
+			prop = items
+		}
+		if prop.MaxLength == nil {
+			continue
+		}
+		for _, str := range strs {
+			if len(str) > *prop.MaxLength {
+				return newAdapterError("invalid_arguments", fmt.Sprintf(
+					"%s is %d bytes as UTF-8; at most %d are sent to the resource server (a non-ASCII character takes 2 to 4 bytes): shorten it",
+					name, len(str), *prop.MaxLength), field{"param", name})
+			}
+		}
+	}
+	return nil
+}
+
+// itemSchema is a list schema's item schema, whichever draft spelt it.
+func itemSchema(s *jsonschema.Schema) *jsonschema.Schema {
+	if s.Items2020 != nil {
+		return s.Items2020
+	}
+	if one, ok := s.Items.(*jsonschema.Schema); ok {
+		return one
+	}
+	return nil
 }

@@ -377,6 +377,22 @@ func contentJourneys(tok map[string]string) []contentJourney {
 				t.Errorf("newest 5 (-rs +text):\n%s", diff)
 			}
 		}},
+		{"when did X email me? (from the hit list alone)", "gmail", func(t *testing.T, c *textClient) {
+			sender, dates := rareSender(rsRecords(t, tok["gmail"], "messages", work))
+			if sender == "" {
+				t.Fatal("no sender with 1 to 5 messages in the Work connection")
+			}
+			hits := c.must("search", map[string]any{"q": sender, "streams": []string{"messages"}, "connection_id": work})
+			shown := map[string]string{}
+			for _, h := range c.r.hits(hits) {
+				shown[recordKey(h.id)] = h.title
+			}
+			for id, date := range dates {
+				if title, ok := shown[id]; !ok || !strings.HasSuffix(title, " — "+date) {
+					t.Errorf("message %s from %s (sent %s): hit title %q does not say when", id, sender, date, title)
+				}
+			}
+		}},
 		{"find and quote", "gmail", func(t *testing.T, c *textClient) {
 			hits := c.must("search", map[string]any{"q": demodata.LongBodyTerm})
 			hs := c.r.hits(hits)
@@ -973,4 +989,29 @@ func TestContentJourneysAcrossTime(t *testing.T) {
 			t.Errorf("the field window did not continue at 4000 after the refresh:\n%.300s", next)
 		}
 	})
+}
+
+// rareSender is a sender of 1 to 5 of the messages, with each message's
+// id and date: the answers to "when did they email me?".
+func rareSender(msgs []truthRecord) (string, map[string]string) {
+	by := map[string]map[string]string{}
+	var order []string
+	for _, m := range msgs {
+		name, _ := m.Data["from_name"].(string)
+		date, _ := m.Data["date"].(string)
+		if name == "" || date == "" {
+			continue
+		}
+		if by[name] == nil {
+			by[name] = map[string]string{}
+			order = append(order, name)
+		}
+		by[name][m.ID] = date
+	}
+	for _, name := range order {
+		if n := len(by[name]); n >= 1 && n <= 5 {
+			return name, by[name]
+		}
+	}
+	return "", nil
 }

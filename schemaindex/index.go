@@ -229,3 +229,25 @@ func (ix *Index) FieldRoles(stream, connectionID string) map[string]string {
 	}
 	return nil
 }
+
+// FieldNames lists the stream's field names in schema order, for the given
+// connection or, without one, the first source that carries the stream.
+// Nil when no source carries it.
+func (ix *Index) FieldNames(stream, connectionID string) []string {
+	for i, e := range ix.sources {
+		if connectionID != "" && e.ConnectionID != connectionID {
+			continue
+		}
+		for _, s := range ix.conn[i].Streams {
+			if s.Name != stream {
+				continue
+			}
+			out := make([]string, len(s.Fields))
+			for j, f := range s.Fields {
+				out[j] = f.Name
+			}
+			return out
+		}
+	}
+	return nil
+}

@@ -175,3 +175,27 @@ func TestTitleField(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldNames(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"object":"schema","bearer":{"token_kind":"client"},"connectors":[{"connector_key":"mail","granted_connections":[{"connection_id":"cin_m"}],` +
+		`"streams":[{"name":"messages","field_capabilities":{"id":"declared","subject":"declared","received_at":"declared"}}]}]}`)
+	d, err := Parse(body, Source{GrantKey: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := Merge(d)
+	for _, tc := range []struct {
+		stream, conn string
+		want         []string
+	}{
+		{"messages", "cin_m", []string{"id", "subject", "received_at"}},
+		{"messages", "", []string{"id", "subject", "received_at"}},
+		{"messages", "cin_other", nil},
+		{"labels", "cin_m", nil},
+	} {
+		if diff := cmp.Diff(tc.want, ix.FieldNames(tc.stream, tc.conn)); diff != "" {
+			t.Errorf("FieldNames(%s, %s) (-want +got):\n%s", tc.stream, tc.conn, diff)
+		}
+	}
+}

@@ -94,7 +94,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	} else { // semantic and hybrid count nothing (captures 0120, 0121)
 		meta = append(meta, kv{"count", obj{{"kind", "none"}}})
 	}
-	meta = append(meta, kv{"warnings", nonNil(sr.warnings)})
+	meta = append(meta, kv{"warnings", nonNil(append(sr.warnings, sr.skippedSources(mode)...))})
 	body = append(body, kv{"meta", meta}, kv{"url", c.r.URL.Path})
 	return s.finishList(c, body, next), nil
 }
@@ -324,4 +324,62 @@ func (s *Server) firstTarget(targets map[csKey]*target) *target {
 		}
 	}
 	return best
+}
+
+// skippedSources are the real RS's source_skipped_not_applicable warnings
+// (D19): one per searched connection none of whose target streams has a
+// field of the mode, so the search could not look at it (a semantic
+// search over threads answers 200, 0 results and this warning). Hybrid
+// carries its semantic part's warnings, as the reference aggregates its
+// sub-searches'.
+func (sr *searchReq) skippedSources(mode string) []any {
+	if mode == modeHybrid {
+		mode = modeSemantic
+	}
+	applies := map[string]bool{}
+	keys := map[string]*target{}
+	for k, t := range sr.targets {
+		if _, seen := keys[k.conn]; !seen {
+			keys[k.conn] = t
+		}
+		if sd := t.info.decl.Query.Search; sd != nil && anyGranted(t, modeFields(sd, mode)) {
+			applies[k.conn] = true
+		}
+	}
+	var conns []string
+	for c := range keys {
+		if !applies[c] {
+			conns = append(conns, c)
+		}
+	}
+	sort.Strings(conns)
+	var out []any
+	for _, c := range conns {
+		t := keys[c]
+		src := t.info.connector.SourceID
+		if src == "" {
+			src = t.info.connector.Key
+		}
+		out = append(out, warning("source_skipped_not_applicable", "", obj{{"source", src}, {"connection_id", c}},
+			fmt.Sprintf("Source skipped: no %s search fields are declared for the requested streams", mode)))
+	}
+	return out
+}
+
+// modeFields are the declared search fields of a mode.
+func modeFields(sd *SearchDecl, mode string) []string {
+	if mode == modeSemantic {
+		return sd.SemanticFields
+	}
+	return sd.LexicalFields
+}
+
+// anyGranted reports whether the target's grant includes any of fields.
+func anyGranted(t *target, fields []string) bool {
+	for _, f := range fields {
+		if t.granted(f) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,167 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
+)
+
+// The RS's search hits carry no title and no event time (the real RS gives
+// emitted_at, the ingest time, and nothing else), so "when did Priya email
+// me?" used to cost a fetch per hit (issue 24.5). A search page now reads
+// each hit's title and event-time fields — and only those — from the
+// record detail route, in parallel, bounded by FanOutConcurrency and by
+// hitDetailBudget; a hit whose read fails or runs out of time keeps the
+// fallback title (source / stream / ingested time).
+
+// hitDetailBudget bounds the whole title read of one page: a page is never
+// held long for its titles. SourceTimeout caps it when smaller.
+const hitDetailBudget = 2 * time.Second
+
+// maxEventTime bounds the event time a hit shows: a timestamp is far
+// shorter; a misnamed field's long text is not shown whole.
+const maxEventTime = 40
+
+// hitFields are the two members a hit's line wants from its record.
+type hitFields struct {
+	title, time string
+}
+
+// names lists the fields to project, title first; empty when the stream
+// has neither.
+func (f hitFields) names() []string {
+	var out []string
+	for _, n := range []string{f.title, f.time} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// pickHitFields chooses a stream's title and event-time fields as list
+// pages order members: by declared role, else (the real RS declares no
+// roles to client tokens, D1) by what the names suggest. Each role is
+// looked up on its own, so a schema that types its timestamps but marks no
+// title still finds "subject" by name.
+func pickHitFields(roles map[string]string, names []string) hitFields {
+	var f hitFields
+	for _, n := range names {
+		switch roles[n] {
+		case "primary-title":
+			f.title = orName(f.title, n)
+		case "event-time":
+			f.time = orName(f.time, n)
+		}
+	}
+	for _, n := range names {
+		switch rankByName(n) {
+		case rankTitle:
+			f.title = orName(f.title, n)
+		case rankTime:
+			f.time = orName(f.time, n)
+		}
+	}
+	return f
+}
+
+// orName keeps have when set, else takes n.
+func orName(have, n string) string {
+	if have != "" {
+		return have
+	}
+	return n
+}
+
+// streamHitFields is the title and event-time fields of hit h's stream.
+func streamHitFields(ix *schemaindex.Index, h searchHit) hitFields {
+	if ix == nil {
+		return hitFields{}
+	}
+	return pickHitFields(ix.FieldRoles(h.Ref.Stream, h.ConnectionID), ix.FieldNames(h.Ref.Stream, h.ConnectionID))
+}
+
+// hitFieldsOf is what to read of hit h: its stream's title and
+// event-time fields, less the title when the snippet is that very field:
+// then the snippet either is the whole title already (hitTitle) or was
+// cut, and a field too long for its snippet is no title — message bodies
+// carry the primary-title role in the demo manifests, and reading a
+// 50,000-character body for a 90-character title is not worth its bytes.
+func hitFieldsOf(ix *schemaindex.Index, h searchHit) hitFields {
+	f := streamHitFields(ix, h)
+	if f.title == h.SnippetField {
+		f.title = ""
+	}
+	return f
+}
+
+// fillHitDetails reads the title and event time of every hit on the page
+// that lacks one, and retitles it. Failures leave the fallback title.
+func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *searchPage) {
+	budget := min(hitDetailBudget, s.cfg.SourceTimeout)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
+	for i := range p.hits {
+		h := &p.hits[i]
+		want := hitFieldsOf(ix, *h)
+		if len(want.names()) == 0 || h.grant.Bearer == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			rec, _, err := s.rs.Record(ctx, h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
+				ConnectionID: h.ConnectionID, Fields: want.names()})
+			if err != nil {
+				return // the fallback title stays
+			}
+			h.applyDetails(rec.Data, want, ix)
+		}()
+	}
+	wg.Wait()
+}
+
+// applyDetails sets the hit's title and event time from its record's
+// projected payload.
+func (h *searchHit) applyDetails(data json.RawMessage, want hitFields, ix *schemaindex.Index) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return
+	}
+	if t := scalarText(m[want.time]); t != "" {
+		h.EventTime, _ = contentladder.TruncateRunes(oneLine(t), maxEventTime)
+	}
+	if title := oneLine(scalarText(m[want.title])); want.title != "" && title != "" {
+		h.Title = title
+		return
+	}
+	h.Title = hitTitle(*h, ix) // with the event time now read
+}
+
+// scalarText is a JSON string's text or a number's literal; "" for
+// anything else (null, objects, arrays, absent).
+func scalarText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}

@@ -1,0 +1,144 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/rsclient"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+// rsCalls counts the mock RS's requests by route, and can refuse record
+// detail reads (the title read's failure path).
+type rsCalls struct {
+	mu            sync.Mutex
+	search        int
+	detail        []string // the fields= of each record detail read
+	refuseDetails bool
+}
+
+func (c *rsCalls) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		isDetail := strings.Contains(p, "/records/") && !strings.HasSuffix(p, "/field-window")
+		c.mu.Lock()
+		switch {
+		case strings.HasPrefix(p, "/v1/search"):
+			c.search++
+		case isDetail:
+			c.detail = append(c.detail, strings.Join(r.URL.Query()["fields"], ","))
+		}
+		refuse := isDetail && c.refuseDetails
+		c.mu.Unlock()
+		if refuse {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"error":{"code":"unavailable","message":"down","type":"api_error"}}`))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TestSearchHitsCarryTitleAndEventTime proves issue 24.5: a hit's title is
+// its record's subject and its line shows the record's event time (never
+// cut), in both channels, on the mock in the full posture and in the real
+// RS's (no roles advertised, D1: fields picked by name); the title read
+// costs one projected record read per hit. When the reads fail, the page
+// still answers with the ingest-time fallback titles.
+func TestSearchHitsCarryTitleAndEventTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		posture rstest.Capabilities
+		refuse  bool
+	}{
+		{"full posture", rstest.CapabilitiesFull, false},
+		{"real RS posture", rstest.CapabilitiesDeclared, false},
+		{"record reads fail", rstest.CapabilitiesDeclared, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			calls := &rsCalls{refuseDetails: tc.refuse}
+			e := newEnv(t, testenv.Options{Capabilities: tc.posture, Raw: calls.wrap, NoContract: tc.refuse}, demodata.GmailToken)
+			res := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}, "limit": 10,
+				"connection_id": demodata.GmailWorkConnectionID})
+			sr := decodeSearch(t, res)
+			if len(sr.Results) < 3 {
+				t.Fatalf("want several hits, got %d:\n%s", len(sr.Results), res.text())
+			}
+			calls.mu.Lock()
+			searches, detail := calls.search, calls.detail
+			calls.mu.Unlock()
+			if searches != 1 || len(detail) != len(sr.Results) {
+				t.Errorf("RS calls: %d searches, %d record reads for %d hits; want 1 and one per hit", searches, len(detail), len(sr.Results))
+			}
+			for _, f := range detail {
+				if f != "date" && f != "subject,date" {
+					t.Errorf("title read projected %q, want date (the snippet is the subject) or subject,date", f)
+				}
+			}
+			calls.mu.Lock()
+			calls.refuseDetails = false
+			calls.mu.Unlock()
+			truth := recordTruth(t, e.rs.URL, sr.Results)
+			for _, h := range sr.Results {
+				rec := truth[h.ID]
+				want := rec["subject"] + " — " + rec["date"]
+				ok := h.Title == want
+				if tc.refuse { // the snippet's whole subject, else source / stream / ingest time
+					want = rec["subject"] + ` or "Work Gmail / messages / ingested …"`
+					ok = h.Title == rec["subject"] || strings.HasPrefix(h.Title, "Work Gmail / messages / ingested ")
+				}
+				if !ok {
+					t.Errorf("hit %s title %q, want %q", h.ID, h.Title, want)
+				}
+				if !strings.Contains(res.text(), " "+strconv.Quote(h.Title)) {
+					t.Errorf("text line of %s does not show the title %q:\n%s", h.ID, h.Title, res.text())
+				}
+			}
+		})
+	}
+}
+
+// recordTruth reads each hit's record straight from the RS (whole, as
+// strings) to compare the titles against.
+func recordTruth(t *testing.T, base string, hits []hitRow) map[string]map[string]string {
+	t.Helper()
+	rc, err := rsclient.New(rsclient.Config{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]string{}
+	for _, h := range hits {
+		rec, _, err := rc.Record(context.Background(), demodata.GmailToken, rsclient.RecordQuery{Stream: h.Stream, RecordID: h.RecordID, ConnectionID: h.ConnectionID})
+		if err != nil {
+			t.Fatalf("truth read of %s: %v", h.ID, err)
+		}
+		out[h.ID] = stringMembers(t, rec.Data)
+	}
+	return out
+}
+
+// stringMembers is a JSON object's string members.
+func stringMembers(t *testing.T, data json.RawMessage) map[string]string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
