@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -124,12 +123,11 @@ func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *s
 				return
 			}
 			defer func() { <-sem }()
-			rec, _, err := s.rs.Record(ctx, h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
-				ConnectionID: h.ConnectionID, Fields: want.names()})
+			data, err := s.readHitDetail(ctx, h, want.names())
 			if err != nil {
 				return // the fallback title stays
 			}
-			h.applyDetails(rec.Data, want, ix)
+			h.applyDetails(data, want, ix)
 		}()
 	}
 	wg.Wait()

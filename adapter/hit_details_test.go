@@ -85,6 +85,17 @@ func TestSearchHitsCarryTitleAndEventTime(t *testing.T) {
 					t.Errorf("title read projected %q, want date (the snippet is the subject) or subject,date", f)
 				}
 			}
+			// The same search again reads no record twice: the titles are
+			// kept per token and record (hit_detail_cache.go). A failed
+			// read is not kept, so its hits are read again.
+			again := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}, "limit": 10,
+				"connection_id": demodata.GmailWorkConnectionID})
+			calls.mu.Lock()
+			reread := len(calls.detail) - len(detail)
+			calls.mu.Unlock()
+			if want := map[bool]int{false: 0, true: len(sr.Results)}[tc.refuse]; reread != want || again.text() != res.text() {
+				t.Errorf("the second search read %d records (want %d), same page %t", reread, want, again.text() == res.text())
+			}
 			calls.mu.Lock()
 			calls.refuseDetails = false
 			calls.mu.Unlock()

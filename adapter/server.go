@@ -72,8 +72,10 @@ type Server struct {
 	args    *argValidator
 	prm     *prmCache
 	probes  *probeCache
-	log     *slog.Logger
-	now     func() time.Time
+	// hitDetails keeps the projected reads search hits are titled from.
+	hitDetails *hitDetailCache
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // New builds the adapter: the six tools in catalog order, resource
@@ -107,14 +109,15 @@ func New(cfg Config) (*Server, error) {
 		cfg.FanOutConcurrency = 8
 	}
 	s := &Server{
-		cfg:     cfg,
-		rs:      cfg.RS,
-		creds:   newCredentialSet(cfg.Grants, cfg.Reload, cfg.CacheStamp, cfg.Reconnect, cfg.Now),
-		schemas: newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
-		prm:     newPRMCache(prmTTL, cfg.Now),
-		probes:  newProbeCache(cfg.Now),
-		log:     cfg.Logger,
-		now:     cfg.Now,
+		cfg:        cfg,
+		rs:         cfg.RS,
+		creds:      newCredentialSet(cfg.Grants, cfg.Reload, cfg.CacheStamp, cfg.Reconnect, cfg.Now),
+		schemas:    newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
+		prm:        newPRMCache(prmTTL, cfg.Now),
+		probes:     newProbeCache(cfg.Now),
+		hitDetails: newHitDetailCache(cfg.Now),
+		log:        cfg.Logger,
+		now:        cfg.Now,
 	}
 	s.args = newArgValidator(catalog())
 	order := ToolNames()
