@@ -39,9 +39,13 @@ func loadSeconds(t *testing.T) time.Duration {
 // at once and keep calling while their verdicts expire every second; one
 // of them floods random bearers from the same address alongside. The valid
 // users never see 429 (their first check spends no budget, their re-checks
-// are vouched for); the flood costs the RS at most 50 verification calls
-// per 1,000 random bearers. Takes loadSeconds plus the sign-in: it is a
-// load test, real time is what it measures.
+// are vouched for); the flood costs the RS no more than one address's
+// budget (burst + rate × time), which is at most 50 verification calls per
+// 1,000 random bearers once the flood is that large. Takes loadSeconds
+// plus the sign-in: it is a load test, real time is what it measures, and
+// its bounds are counts, not times: on a loaded machine (CI runs it under
+// -race beside every other package) the flood sends fewer bearers, and the
+// budget bound still holds.
 func TestManyUsersBehindOneAddress(t *testing.T) {
 	t.Parallel()
 	const users, userWorkers, floodWorkers = 300, 16, 8
@@ -99,11 +103,19 @@ func TestManyUsersBehindOneAddress(t *testing.T) {
 		return res.StatusCode
 	}
 
-	// Everyone signs in at once: 300 new client tokens from one address.
+	// Everyone signs in within moments: 300 new client tokens from one
+	// address, as many at a time as the users' workers (a crowd's hosts
+	// each open one request; a wave of 300 in the same millisecond would
+	// only measure how long the machine takes to run them).
 	signIn := statusCounts{}
 	var wg sync.WaitGroup
-	for _, tok := range tokens {
-		wg.Go(func() { signIn.add(call(tok)) })
+	var nextSignIn atomic.Int64
+	for range userWorkers {
+		wg.Go(func() {
+			for i := int(nextSignIn.Add(1)) - 1; i < users; i = int(nextSignIn.Add(1)) - 1 {
+				signIn.add(call(tokens[i]))
+			}
+		})
 	}
 	wg.Wait()
 
@@ -117,7 +129,7 @@ func TestManyUsersBehindOneAddress(t *testing.T) {
 			}
 		})
 	}
-	floodStart := randomChecks.Load()
+	floodStart, floodBegan := randomChecks.Load(), time.Now()
 	var sent atomic.Int64
 	for range floodWorkers {
 		wg.Go(func() {
@@ -130,6 +142,9 @@ func TestManyUsersBehindOneAddress(t *testing.T) {
 	wg.Wait()
 	floodChecks := randomChecks.Load() - floodStart
 	perThousand := float64(floodChecks) * 1000 / float64(max(sent.Load(), 1))
+	// One address's budget over the flood: its burst, its rate for the
+	// time the flood ran, one for a check under way at the end.
+	budget := int64(defaultTestVerifyBurst + defaultTestVerifyRate*time.Since(floodBegan).Seconds() + 1)
 	t.Logf("%v, %d users behind one address: sign-in %v; during the flood %v (%d valid re-checks at the RS); "+
 		"flood %d random bearers %v → %d RS checks (%.1f per 1,000)",
 		duration, users, signIn.snapshot(), during.snapshot(), validChecks.Load(), sent.Load(), flood.snapshot(), floodChecks, perThousand)
@@ -139,13 +154,23 @@ func TestManyUsersBehindOneAddress(t *testing.T) {
 	if n := during.total(); during.get(http.StatusOK) != n || n == 0 {
 		t.Errorf("valid users during the flood: %v, want every call 200", during.snapshot())
 	}
-	if perThousand > 50 {
+	if floodChecks > budget {
+		t.Errorf("the flood cost %d RS checks, over one address's budget of %d", floodChecks, budget)
+	}
+	if sent.Load() >= 2000 && perThousand > 50 {
 		t.Errorf("the flood cost %.1f RS checks per 1,000 random bearers, want ≤ 50", perThousand)
 	}
 	if flood.get(http.StatusUnauthorized)+flood.get(http.StatusTooManyRequests) != flood.total() {
 		t.Errorf("random bearers: %v, want only 401 and 429", flood.snapshot())
 	}
 }
+
+// The door's default budget for one address (hosted/verifylimit.go),
+// which the flood's bound is computed from.
+const (
+	defaultTestVerifyRate  = 5
+	defaultTestVerifyBurst = 30
+)
 
 // statusCounts counts HTTP statuses across goroutines.
 type statusCounts struct {
