@@ -46,9 +46,6 @@ type recordPage struct {
 	withheld int             // records dropped because not even their ids fit
 	absent   []string        // requested fields no record of the page carries
 	focus    []string        // the fields a cut hint suggests asking for
-
-	ladderDone    bool
-	ladderEntries []contentladder.LadderEntry
 }
 
 // newRecordPage builds the page: each payload projected, parsed once and
@@ -395,34 +392,20 @@ func truncateBytes(s string, n int) string {
 	return s[:n] + contentladder.Ellipsis
 }
 
-// ladder lists the page's cut and binary fields (tier 1), computed once
-// and shared by structuredContent and the resource links.
-func (p *recordPage) ladder() []contentladder.LadderEntry {
-	if p.ladderDone {
-		return p.ladderEntries
+// recordLadder lists record i's cut and binary fields (tier 1), at most
+// ladderEntriesPerItem. A cut string's continuation starts right after the
+// first limit-1 runes and the ellipsis the page shows.
+func (p *recordPage) recordLadder(i int) []contentladder.LadderEntry {
+	r := p.records[i]
+	shown := previewMaxRunes
+	if i < len(p.fitted) && p.fitted[i].limit > 0 {
+		shown = p.fitted[i].limit - 1
 	}
-	p.ladderDone = true
-	for i, r := range p.records {
-		if len(p.ladderEntries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
-			break
-		}
-		// The page shows a cut string's first limit-1 runes plus an
-		// ellipsis; continuations start right after them.
-		shown := previewMaxRunes
-		if i < len(p.fitted) && p.fitted[i].limit > 0 {
-			shown = p.fitted[i].limit - 1
-		}
-		opt := contentladder.LadderOptions{PreviewChars: max(1, shown), MaxEntries: ladderEntriesPerItem}
-		if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
-			p.ladderEntries = append(p.ladderEntries, contentladder.LadderFromFields(r.Ref, fields, opt)...)
-			continue
-		}
-		p.ladderEntries = append(p.ladderEntries, contentladder.BuildLadder(r.Ref, r.Payload, opt)...)
+	opt := contentladder.LadderOptions{PreviewChars: max(1, shown), MaxEntries: ladderEntriesPerItem}
+	if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
+		return contentladder.LadderFromFields(r.Ref, fields, opt)
 	}
-	if len(p.ladderEntries) > maxLadderEntries {
-		p.ladderEntries = p.ladderEntries[:maxLadderEntries]
-	}
-	return p.ladderEntries
+	return contentladder.BuildLadder(r.Ref, r.Payload, opt)
 }
 
 // resourceLinks offer resource-aware clients the continuation window of
@@ -430,11 +413,23 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 // each window's resource read names the next. Claude Code shows every link
 // to the model as a line, so a page links once, tersely, and only text
 // worth a window: short values cut to fit (ids, addresses) are read whole
-// with read_record_field, as the cut hint says.
+// with read_record_field, as the cut hint says. The page's ladder (its
+// first maxLadderEntries entries, record by record) is walked only up to
+// that first link: building every record's entries cost a quarter of a
+// record page's allocations.
 func (p *recordPage) resourceLinks() []mcp.Content {
-	for _, l := range p.ladder() {
-		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
-			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+	seen := 0
+	for i, r := range p.records {
+		if seen >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
+			break
+		}
+		for _, l := range p.recordLadder(i) {
+			if seen++; seen > maxLadderEntries {
+				return nil
+			}
+			if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+				return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+			}
 		}
 	}
 	return nil
