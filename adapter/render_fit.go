@@ -132,6 +132,14 @@ func parsePreview(raw json.RawMessage) (*preview, bool) {
 // largest count of a page of short records.
 type previewArena struct {
 	block []preview
+	// kids and keys are the open containers' members while parsing (a
+	// stack); each closed container's are copied into exact slices cut
+	// from kidBlock and keyBlock, instead of growing two slices per
+	// object member by member.
+	kids     []*preview
+	keys     []string
+	kidBlock []*preview
+	keyBlock []string
 	// names holds member names already seen on this page: every record
 	// of a stream repeats the same few, one copy each is enough.
 	names map[string]string
@@ -173,6 +181,37 @@ func (a *previewArena) parseValid(raw json.RawMessage) (*preview, bool) {
 	}
 	w := previewWalker{b: raw, arena: a}
 	return w.value(0)
+}
+
+// arenaSlab is the member slots a block holds.
+const arenaSlab = 256
+
+// closeMembers moves the members pushed since kidMark and keyMark into
+// exact slices from the blocks and pops them.
+func (a *previewArena) closeMembers(kidMark, keyMark int) ([]*preview, []string) {
+	var kids []*preview
+	var keys []string
+	if n := len(a.kids) - kidMark; n > 0 {
+		if len(a.kidBlock) < n {
+			a.kidBlock = make([]*preview, max(arenaSlab, n))
+		}
+		kids = a.kidBlock[:n:n]
+		a.kidBlock = a.kidBlock[n:]
+		copy(kids, a.kids[kidMark:])
+		clear(a.kids[kidMark:])
+		a.kids = a.kids[:kidMark]
+	}
+	if n := len(a.keys) - keyMark; n > 0 {
+		if len(a.keyBlock) < n {
+			a.keyBlock = make([]string, max(arenaSlab, n))
+		}
+		keys = a.keyBlock[:n:n]
+		a.keyBlock = a.keyBlock[n:]
+		copy(keys, a.keys[keyMark:])
+		clear(a.keys[keyMark:])
+		a.keys = a.keys[:keyMark]
+	}
+	return kids, keys
 }
 
 func (a *previewArena) node(v preview) *preview {
@@ -219,27 +258,31 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 		if c == '{' {
 			p.kind, closing = 'o', '}'
 		}
+		a := w.arena
+		kidMark, keyMark := len(a.kids), len(a.keys)
 		for {
 			w.skipSpace()
 			switch w.b[w.i] {
 			case closing:
 				w.i++
 				p.raw = w.b[start:w.i:w.i]
+				p.kids, p.keys = a.closeMembers(kidMark, keyMark)
 				return p, true
 			case ',':
 				w.i++
 				w.skipSpace()
 			}
 			if p.kind == 'o' {
-				p.keys = append(p.keys, w.str())
+				a.keys = append(a.keys, w.str())
 				w.skipSpace()
 				w.i++ // ':'
 			}
 			kid, ok := w.value(depth + 1)
 			if !ok {
+				a.kids, a.keys = a.kids[:kidMark], a.keys[:keyMark]
 				return nil, false
 			}
-			p.kids = append(p.kids, kid)
+			a.kids = append(a.kids, kid)
 		}
 	case '"':
 		w.skipString()
