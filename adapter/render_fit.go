@@ -646,6 +646,19 @@ func looksLikeTimestamp(s string) bool {
 }
 
 // minimal is the shortest preview: for an object, its member count only.
+// minimalLen is len(p.minimal()), counted without building it.
+func (p *preview) minimalLen() int {
+	switch {
+	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
+		return 2
+	case p.kind == 'o':
+		return 1 + moreFieldsLen(0, len(p.kids), p.emptied)
+	case p.kind == 'l' && p.lit == "null":
+		return 0
+	}
+	return len(contentladder.Ellipsis)
+}
+
 func (p *preview) minimal() string {
 	switch {
 	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:

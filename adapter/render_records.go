@@ -22,6 +22,7 @@ const (
 // pageRecord is one record as the adapter exposes it.
 type pageRecord struct {
 	Ref       contentladder.RecordRef
+	ID        string // Ref.ID(), the fetch id, built once
 	Display   string
 	EmittedAt string
 	Deleted   bool
@@ -62,8 +63,10 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 		if st == "" {
 			st = stream
 		}
+		ref := contentladder.RecordRef{ConnectionID: conn, Stream: st, RecordID: r.ID}
 		p.records = append(p.records, pageRecord{
-			Ref:       contentladder.RecordRef{ConnectionID: conn, Stream: st, RecordID: r.ID},
+			Ref:       ref,
+			ID:        ref.ID(),
 			Display:   r.DisplayName,
 			EmittedAt: r.EmittedAt,
 			Deleted:   r.Deleted,
@@ -136,19 +139,19 @@ func (p *recordPage) layout() {
 	floor := make([]int, n)
 	longestID, longestKey := "", ""
 	for i, r := range p.records {
-		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.Ref.ID()
+		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.ID
 		if r.Deleted {
 			prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
 		}
-		if len(r.Ref.ID()) > len(longestID) {
-			longestID = r.Ref.ID()
+		if len(r.ID) > len(longestID) {
+			longestID = r.ID
 		}
 		reserved[i] = max(len(prefixes[i]), structuredRecordFraming(r))
 		natural[i], floor[i] = reserved[i], reserved[i]
-		if pv := p.parsed[i]; pv != nil && pv.minimal() != "" {
+		if pv := p.parsed[i]; pv != nil && pv.minimalLen() > 0 {
 			previews[i] = pv
 			natural[i] += 1 + pv.size(previewMaxRunes)
-			floor[i] += 1 + len(pv.minimal())
+			floor[i] += 1 + pv.minimalLen()
 			if k := pv.longestKey(); len(k) > len(longestKey) {
 				longestKey = k
 			}
@@ -175,7 +178,7 @@ func (p *recordPage) layout() {
 			p.fitted[i] = fp
 			line += " " + fp.text
 			if len(fp.cut) > 0 && p.firstCut == nil {
-				p.firstCut = &cutRef{id: r.Ref.ID(), field: fp.cut[0]}
+				p.firstCut = &cutRef{id: r.ID, field: fp.cut[0]}
 			}
 		}
 		p.lines[i] = line
@@ -280,7 +283,7 @@ func (p *recordPage) warningLines() []string {
 // structuredRecordFraming is the bytes a record takes in structuredContent
 // besides its fitted data: [<id>,<data>(,<deleted_at>)] and a comma.
 func structuredRecordFraming(r pageRecord) int {
-	n := len(`[,],`) + contentladder.JSONStringLen(r.Ref.ID())
+	n := len(`[,],`) + contentladder.JSONStringLen(r.ID)
 	if r.Deleted {
 		n += 1 + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
 	}
