@@ -227,7 +227,18 @@ func ObjectMembers(raw []byte) ([]Member, bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
+	return ObjectMembersOfValid(raw)
+}
+
+// ObjectMembersOfValid is ObjectMembers of bytes the caller knows to be
+// one valid JSON value (a record's data as rsclient decoded it): the same
+// walk without the validity scan, a whole pass over a 50,000-character
+// body. On bytes that are not valid JSON its answer is undefined.
+func ObjectMembersOfValid(raw []byte) ([]Member, bool) {
 	i := skipSpace(raw, 0)
+	if i >= len(raw) {
+		return nil, false
+	}
 	if raw[i] != '{' {
 		return nil, false
 	}
