@@ -83,6 +83,9 @@ type preview struct {
 	// stripped is withoutEmpty's answer once asked (p itself when there is
 	// nothing to strip).
 	stripped *preview
+	// names is namesLen once namesKnown.
+	names      int
+	namesKnown bool
 }
 
 // markRunes is the spacing of a string's cut marks.
@@ -417,16 +420,30 @@ func (p *preview) size(limit int) int {
 		return n + 1 + len(contentladder.Ellipsis) // closing quote, ellipsis
 	}
 	n := 2 + max(0, len(p.kids)-1) // brackets and commas
-	for i, k := range p.kids {
-		if p.kind == 'o' {
-			n += contentladder.JSONStringLen(p.keys[i]) + 1
-		}
+	if p.kind == 'o' {
+		n += p.namesLen()
+	}
+	for _, k := range p.kids {
 		n += k.size(limit)
 	}
 	if p.emptied > 0 {
 		n += moreFieldsLen(len(p.kids), 0, p.emptied) - 1 // the marker replaces the closing brace
 	}
 	return n
+}
+
+// namesLen is the bytes an object's member names and colons take, counted
+// once: fitting sizes a record at a dozen limits, and the names never
+// change with the limit (nor with the members' order).
+func (p *preview) namesLen() int {
+	if !p.namesKnown {
+		p.names = 0
+		for _, k := range p.keys {
+			p.names += contentladder.JSONStringLen(k) + 1
+		}
+		p.namesKnown = true
+	}
+	return p.names
 }
 
 // longerThan reports whether any string inside is cut at limit.
@@ -603,7 +620,7 @@ func (p *preview) stripEmpty() *preview {
 	}
 	q := *p
 	q.keys, q.kids = make([]string, 0, kept), make([]*preview, 0, kept)
-	q.lead = 0
+	q.lead, q.namesKnown = 0, false
 	for i, k := range p.kids {
 		if k.isEmpty() {
 			q.emptied++
