@@ -1,6 +1,9 @@
 package adapter
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // moreFieldsLen counts exactly what moreFields writes, across digit
 // boundaries and every combination of shown, left and empty members.
@@ -16,4 +19,16 @@ func TestMoreFieldsLenIsItsLength(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzOneLine: the no-copy check agrees with the general normalisation.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", " ", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "é b\u2028", "\xff x", "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
