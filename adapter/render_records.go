@@ -400,15 +400,42 @@ func truncateBytes(s string, n int) string {
 // first limit-1 runes and the ellipsis the page shows.
 func (p *recordPage) recordLadder(i int) []contentladder.LadderEntry {
 	r := p.records[i]
-	shown := previewMaxRunes
-	if i < len(p.fitted) && p.fitted[i].limit > 0 {
-		shown = p.fitted[i].limit - 1
-	}
-	opt := contentladder.LadderOptions{PreviewChars: max(1, shown), MaxEntries: ladderEntriesPerItem}
+	opt := contentladder.LadderOptions{PreviewChars: p.shownRunes(i), MaxEntries: ladderEntriesPerItem}
 	if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
 		return contentladder.LadderFromFields(r.Ref, fields, opt)
 	}
 	return contentladder.BuildLadder(r.Ref, r.Payload, opt)
+}
+
+// shownRunes is the runes record i's line shows of a cut string (its
+// ladder's PreviewChars).
+func (p *recordPage) shownRunes(i int) int {
+	shown := previewMaxRunes
+	if i < len(p.fitted) && p.fitted[i].limit > 0 {
+		shown = p.fitted[i].limit - 1
+	}
+	return max(1, shown)
+}
+
+// linkCandidates counts record i's ladder entries without building them
+// and reports whether one may be a linked text; ok is false when the
+// record's fields are not known from its parse (its ladder is built).
+func (p *recordPage) linkCandidates(i int) (entries int, candidate, ok bool) {
+	fields, ok := p.parsed[i].ladderFieldsOf()
+	if !ok {
+		return 0, false, false
+	}
+	preview := p.shownRunes(i)
+	for _, fi := range fields {
+		if entries == ladderEntriesPerItem {
+			break
+		}
+		if contentladder.InLadder(fi, preview) {
+			entries++
+			candidate = candidate || (fi.Class == contentladder.ClassText && fi.SizeChars >= minLinkedChars)
+		}
+	}
+	return entries, candidate, true
 }
 
 // resourceLinks offer resource-aware clients the continuation window of
@@ -425,6 +452,10 @@ func (p *recordPage) resourceLinks() []mcp.Content {
 	for i, r := range p.records {
 		if seen >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
 			break
+		}
+		if n, candidate, ok := p.linkCandidates(i); ok && !candidate {
+			seen += n // entries counted, none built: no long text here
+			continue
 		}
 		for _, l := range p.recordLadder(i) {
 			if seen++; seen > maxLadderEntries {
