@@ -61,8 +61,12 @@ func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any
 	b.Helper()
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
-	ctx := context.Background()
-	a.MCP().HandleMessage(ctx, msg) // warm caches
+	// As the transports answer: the result encoded by the adapter and
+	// spliced into mcp-go's envelope (adapter.ResultSplicer).
+	var sp adapter.ResultSplicer
+	ctx := adapter.WithResultSplicer(context.Background(), &sp)
+	env, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg)) // warm caches
+	sp.Splice(env)
 	var before int64
 	if len(calls) > 0 {
 		before = calls[0].Load()
@@ -71,8 +75,8 @@ func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
-		out, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg))
-		b.SetBytes(int64(len(out)))
+		env, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg))
+		b.SetBytes(int64(adapter.SplicedLen(sp.Splice(env))))
 		n++
 	}
 	if len(calls) > 0 && n > 0 {

@@ -71,7 +71,7 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 		ref.ConnectionID = rec.ConnectionID
 	}
 	payload := project(rec.Data, fields)
-	members, _ := orderedObject(payload)
+	members := validObjectMembers(payload)
 	strs := stringMembers(members)
 
 	doc := document{ID: requestedID}
@@ -102,9 +102,11 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 		doc.Text, _ = contentladder.TruncateRunes(preview, fetchTextChars)
 		return doc
 	}
-	full := strs[textField]
-	total := utf8.RuneCountInString(full)
-	text, cut := contentladder.TruncateRunes(full, fetchTextChars)
+	// The body's first fetchTextChars+1 runes decide the cut exactly as
+	// the whole body would; the rest was counted, never decoded.
+	body := strs[textField]
+	total := body.si.Runes
+	text, cut := contentladder.TruncateRunes(body.si.Prefix, fetchTextChars)
 	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
 		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(contentladder.Ellipsis)
@@ -220,27 +222,67 @@ func recordURL(base string, ref contentladder.RecordRef) string {
 	return u
 }
 
-func stringMembers(members []kv) map[string]string {
-	out := map[string]string{}
+func stringMembers(members []kv) map[string]docString {
+	out := map[string]docString{}
 	for _, m := range members {
 		if len(m.value) == 0 || m.value[0] != '"' {
-			continue // only strings; the values are valid JSON (orderedObject)
+			continue // only strings; the values are valid JSON (validObjectMembers)
 		}
-		if s := contentladder.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
-			out[m.key] = s
+		d := docString{raw: m.value, si: contentladder.ScanString(m.value, docPrefixRunes)}
+		if strings.TrimSpace(d.si.Prefix) == "" && (!d.longer() || strings.TrimSpace(d.value()) == "") {
+			continue
 		}
+		out[m.key] = d
 	}
 	return out
 }
 
-func firstOf(strs map[string]string, keys []string) string {
+// docPrefixRunes is what fetch decodes of each string member: the text
+// it shows is at most fetchTextChars runes (a cut one fewer and the
+// ellipsis), so one rune more tells whether it is cut. A 50,000-character
+// body is counted past that, never decoded whole.
+const docPrefixRunes = fetchTextChars + 1
+
+// docString is one string member of a fetched record: its first
+// docPrefixRunes runes decoded, its length and kind counted.
+type docString struct {
+	raw json.RawMessage
+	si  contentladder.StringInfo
+}
+
+// longer reports a string longer than its decoded prefix.
+func (d docString) longer() bool { return d.si.Runes > docPrefixRunes }
+
+// value is the whole string, decoded only when the prefix is not all of it.
+func (d docString) value() string {
+	if d.longer() {
+		return contentladder.DecodeJSONString(d.raw)
+	}
+	return d.si.Prefix
+}
+
+// validObjectMembers are the members of a record's data, which rsclient
+// decoded (or project re-encoded) and so is valid JSON: not scanned again.
+func validObjectMembers(payload json.RawMessage) []kv {
+	members, ok := contentladder.ObjectMembersOfValid(payload)
+	if !ok {
+		return nil
+	}
+	out := make([]kv, len(members))
+	for i, m := range members {
+		out[i] = kv{m.Key, m.Value}
+	}
+	return out
+}
+
+func firstOf(strs map[string]docString, keys []string) string {
 	if k := firstKeyOf(strs, keys); k != "" {
-		return strs[k]
+		return strs[k].value()
 	}
 	return ""
 }
 
-func firstKeyOf(strs map[string]string, keys []string) string {
+func firstKeyOf(strs map[string]docString, keys []string) string {
 	for _, k := range keys {
 		if _, ok := strs[k]; ok {
 			return k
@@ -251,13 +293,13 @@ func firstKeyOf(strs map[string]string, keys []string) string {
 
 // longestString picks the longest string member that reads as prose
 // (not base64), deterministically.
-func longestString(strs map[string]string) string {
+func longestString(strs map[string]docString) string {
 	best, bestLen := "", 0
 	for k, v := range strs {
-		if contentladder.IsLargeBase64(v) {
+		if v.si.Binary {
 			continue
 		}
-		n := utf8.RuneCountInString(v)
+		n := v.si.Runes
 		if n > bestLen || (n == bestLen && k < best) {
 			best, bestLen = k, n
 		}

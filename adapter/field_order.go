@@ -1,7 +1,8 @@
 package adapter
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -73,25 +74,32 @@ var rankOfName = map[string]int{
 }
 
 // order sorts an object preview's members by rank, stably (ties keep the
-// RS's order). Other kinds are left as they are.
+// RS's order), in place. Other kinds are left as they are.
 func (m memberRanker) order(p *preview) {
 	if p == nil || p.kind != 'o' || len(p.kids) < 2 {
 		return
 	}
-	idx := make([]int, len(p.kids))
-	ranks := make([]int, len(p.kids))
+	var small [32]rankedMember // a record's members, without allocating
+	ord := small[:0]
+	if len(p.kids) > len(small) {
+		ord = make([]rankedMember, 0, len(p.kids))
+	}
 	for i, k := range p.keys {
-		idx[i], ranks[i] = i, m.rank(k)
+		ord = append(ord, rankedMember{rank: m.rank(k), key: k, kid: p.kids[i]})
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ranks[idx[a]] < ranks[idx[b]] })
-	keys := make([]string, len(idx))
-	kids := make([]*preview, len(idx))
-	for i, j := range idx {
-		keys[i], kids[i] = p.keys[j], p.kids[j]
-	}
-	p.keys, p.kids = keys, kids
+	slices.SortStableFunc(ord, func(a, b rankedMember) int { return cmp.Compare(a.rank, b.rank) })
 	p.lead = 0
-	for p.lead < len(keys) && ranks[idx[p.lead]] == rankTitle {
-		p.lead++
+	for i, o := range ord {
+		p.keys[i], p.kids[i] = o.key, o.kid
+		if i == p.lead && o.rank == rankTitle {
+			p.lead++
+		}
 	}
+}
+
+// rankedMember is one member of an object preview with its rank.
+type rankedMember struct {
+	rank int
+	key  string
+	kid  *preview
 }

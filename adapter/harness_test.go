@@ -105,12 +105,11 @@ func (c *client) rpcRaw(method string, params any) (json.RawMessage, error) {
 	c.t.Helper()
 	req := map[string]any{"jsonrpc": "2.0", "id": c.id.Add(1), "method": method, "params": params}
 	b, _ := json.Marshal(req)
-	resp := c.srv.MCP().HandleMessage(context.Background(), b)
-	out, err := json.Marshal(resp)
-	if err != nil {
-		c.t.Fatalf("marshal response: %v", err)
-	}
-	out = adapter.TypedErrors(out) // as every transport sends it
+	// Every answer takes the transports' fast path, and each tool result
+	// is checked against mcp-go's own encoding of it.
+	sp, stashed := adapter.NewRecordingSplicer()
+	resp := c.srv.MCP().HandleMessage(adapter.WithResultSplicer(context.Background(), sp), b)
+	out := adapter.EncodeBothWays(c.t, sp, stashed, resp)
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`

@@ -49,7 +49,7 @@ func (p *recordPage) structured(warns []warning) recordsPageResult {
 		r.Legend = recordRowLegend
 	}
 	for i, rec := range p.records {
-		r.Records[i] = recordOnPage{ID: rec.Ref.ID(), Data: p.fittedJSON(i)}
+		r.Records[i] = recordOnPage{ID: rec.ID, Data: p.fittedJSON(i)}
 		if rec.Deleted {
 			r.Records[i].DeletedAt = truncateBytes(rec.DeletedAt, 40)
 		}

@@ -80,6 +80,12 @@ type preview struct {
 	// lead counts an object's leading title members (memberRanker.order):
 	// when members must be dropped, these keep a longer cut.
 	lead int
+	// stripped is withoutEmpty's answer once asked (p itself when there is
+	// nothing to strip).
+	stripped *preview
+	// names is namesLen once namesKnown.
+	names      int
+	namesKnown bool
 }
 
 // markRunes is the spacing of a string's cut marks.
@@ -129,6 +135,14 @@ func parsePreview(raw json.RawMessage) (*preview, bool) {
 // largest count of a page of short records.
 type previewArena struct {
 	block []preview
+	// kids and keys are the open containers' members while parsing (a
+	// stack); each closed container's are copied into exact slices cut
+	// from kidBlock and keyBlock, instead of growing two slices per
+	// object member by member.
+	kids     []*preview
+	keys     []string
+	kidBlock []*preview
+	keyBlock []string
 	// names holds member names already seen on this page: every record
 	// of a stream repeats the same few, one copy each is enough.
 	names map[string]string
@@ -170,6 +184,37 @@ func (a *previewArena) parseValid(raw json.RawMessage) (*preview, bool) {
 	}
 	w := previewWalker{b: raw, arena: a}
 	return w.value(0)
+}
+
+// arenaSlab is the member slots a block holds.
+const arenaSlab = 256
+
+// closeMembers moves the members pushed since kidMark and keyMark into
+// exact slices from the blocks and pops them.
+func (a *previewArena) closeMembers(kidMark, keyMark int) ([]*preview, []string) {
+	var kids []*preview
+	var keys []string
+	if n := len(a.kids) - kidMark; n > 0 {
+		if len(a.kidBlock) < n {
+			a.kidBlock = make([]*preview, max(arenaSlab, n))
+		}
+		kids = a.kidBlock[:n:n]
+		a.kidBlock = a.kidBlock[n:]
+		copy(kids, a.kids[kidMark:])
+		clear(a.kids[kidMark:])
+		a.kids = a.kids[:kidMark]
+	}
+	if n := len(a.keys) - keyMark; n > 0 {
+		if len(a.keyBlock) < n {
+			a.keyBlock = make([]string, max(arenaSlab, n))
+		}
+		keys = a.keyBlock[:n:n]
+		a.keyBlock = a.keyBlock[n:]
+		copy(keys, a.keys[keyMark:])
+		clear(a.keys[keyMark:])
+		a.keys = a.keys[:keyMark]
+	}
+	return kids, keys
 }
 
 func (a *previewArena) node(v preview) *preview {
@@ -216,27 +261,31 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 		if c == '{' {
 			p.kind, closing = 'o', '}'
 		}
+		a := w.arena
+		kidMark, keyMark := len(a.kids), len(a.keys)
 		for {
 			w.skipSpace()
 			switch w.b[w.i] {
 			case closing:
 				w.i++
 				p.raw = w.b[start:w.i:w.i]
+				p.kids, p.keys = a.closeMembers(kidMark, keyMark)
 				return p, true
 			case ',':
 				w.i++
 				w.skipSpace()
 			}
 			if p.kind == 'o' {
-				p.keys = append(p.keys, w.str())
+				a.keys = append(a.keys, w.str())
 				w.skipSpace()
 				w.i++ // ':'
 			}
 			kid, ok := w.value(depth + 1)
 			if !ok {
+				a.kids, a.keys = a.kids[:kidMark], a.keys[:keyMark]
 				return nil, false
 			}
-			p.kids = append(p.kids, kid)
+			a.kids = append(a.kids, kid)
 		}
 	case '"':
 		w.skipString()
@@ -371,16 +420,30 @@ func (p *preview) size(limit int) int {
 		return n + 1 + len(contentladder.Ellipsis) // closing quote, ellipsis
 	}
 	n := 2 + max(0, len(p.kids)-1) // brackets and commas
-	for i, k := range p.kids {
-		if p.kind == 'o' {
-			n += contentladder.JSONStringLen(p.keys[i]) + 1
-		}
+	if p.kind == 'o' {
+		n += p.namesLen()
+	}
+	for _, k := range p.kids {
 		n += k.size(limit)
 	}
 	if p.emptied > 0 {
-		n += len(moreFields(len(p.kids), 0, p.emptied)) - 1 // the marker replaces the closing brace
+		n += moreFieldsLen(len(p.kids), 0, p.emptied) - 1 // the marker replaces the closing brace
 	}
 	return n
+}
+
+// namesLen is the bytes an object's member names and colons take, counted
+// once: fitting sizes a record at a dozen limits, and the names never
+// change with the limit (nor with the members' order).
+func (p *preview) namesLen() int {
+	if !p.namesKnown {
+		p.names = 0
+		for _, k := range p.keys {
+			p.names += contentladder.JSONStringLen(k) + 1
+		}
+		p.namesKnown = true
+	}
+	return p.names
 }
 
 // longerThan reports whether any string inside is cut at limit.
@@ -500,8 +563,36 @@ func moreFields(shown, left, empty int) string {
 	return `"…":"` + v + `"}`
 }
 
-// moreFieldsLen is len(moreFields(shown, left, empty)).
-func moreFieldsLen(shown, left, empty int) int { return len(moreFields(shown, left, empty)) }
+// moreFieldsLen is len(moreFields(shown, left, empty)), counted: fitting
+// asks for it at every probe, and building the marker to measure it was a
+// sixth of a record page's allocations.
+func moreFieldsLen(shown, left, empty int) int {
+	var v int
+	switch {
+	case left == 0 && empty == 0:
+		return 1
+	case left > 0 && empty > 0:
+		v = 1 + decimalLen(left) + len(" fields, ") + decimalLen(empty) + len(" empty")
+	case left > 0:
+		v = 1 + decimalLen(left) + len(" fields")
+	default:
+		v = 1 + decimalLen(empty) + len(" empty")
+	}
+	n := len(`"…":"`) + v + len(`"}`)
+	if shown > 0 {
+		n++ // the comma
+	}
+	return n
+}
+
+// decimalLen is len(strconv.Itoa(n)) for n ≥ 0.
+func decimalLen(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
 
 // withoutEmpty is the object without its empty members (null, "", [],
 // {}), counted in emptied; p itself when it has none or is no object.
@@ -509,9 +600,27 @@ func (p *preview) withoutEmpty() *preview {
 	if p.kind != 'o' {
 		return p
 	}
+	if p.stripped == nil {
+		p.stripped = p.stripEmpty()
+	}
+	return p.stripped
+}
+
+// stripEmpty computes withoutEmpty (once per preview: a record is fitted
+// at several budgets while the page is laid out).
+func (p *preview) stripEmpty() *preview {
+	kept := 0
+	for _, k := range p.kids {
+		if !k.isEmpty() {
+			kept++
+		}
+	}
+	if kept == len(p.kids) {
+		return p
+	}
 	q := *p
-	q.keys, q.kids = nil, nil
-	q.lead = 0
+	q.keys, q.kids = make([]string, 0, kept), make([]*preview, 0, kept)
+	q.lead, q.namesKnown = 0, false
 	for i, k := range p.kids {
 		if k.isEmpty() {
 			q.emptied++
@@ -554,6 +663,19 @@ func looksLikeTimestamp(s string) bool {
 }
 
 // minimal is the shortest preview: for an object, its member count only.
+// minimalLen is len(p.minimal()), counted without building it.
+func (p *preview) minimalLen() int {
+	switch {
+	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
+		return 2
+	case p.kind == 'o':
+		return 1 + moreFieldsLen(0, len(p.kids), p.emptied)
+	case p.kind == 'l' && p.lit == "null":
+		return 0
+	}
+	return len(contentladder.Ellipsis)
+}
+
 func (p *preview) minimal() string {
 	switch {
 	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:

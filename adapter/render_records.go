@@ -22,6 +22,7 @@ const (
 // pageRecord is one record as the adapter exposes it.
 type pageRecord struct {
 	Ref       contentladder.RecordRef
+	ID        string // Ref.ID(), the fetch id, built once
 	Display   string
 	EmittedAt string
 	Deleted   bool
@@ -46,9 +47,6 @@ type recordPage struct {
 	withheld int             // records dropped because not even their ids fit
 	absent   []string        // requested fields no record of the page carries
 	focus    []string        // the fields a cut hint suggests asking for
-
-	ladderDone    bool
-	ladderEntries []contentladder.LadderEntry
 }
 
 // newRecordPage builds the page: each payload projected, parsed once and
@@ -65,8 +63,10 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 		if st == "" {
 			st = stream
 		}
+		ref := contentladder.RecordRef{ConnectionID: conn, Stream: st, RecordID: r.ID}
 		p.records = append(p.records, pageRecord{
-			Ref:       contentladder.RecordRef{ConnectionID: conn, Stream: st, RecordID: r.ID},
+			Ref:       ref,
+			ID:        ref.ID(),
 			Display:   r.DisplayName,
 			EmittedAt: r.EmittedAt,
 			Deleted:   r.Deleted,
@@ -139,19 +139,19 @@ func (p *recordPage) layout() {
 	floor := make([]int, n)
 	longestID, longestKey := "", ""
 	for i, r := range p.records {
-		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.Ref.ID()
+		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.ID
 		if r.Deleted {
 			prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
 		}
-		if len(r.Ref.ID()) > len(longestID) {
-			longestID = r.Ref.ID()
+		if len(r.ID) > len(longestID) {
+			longestID = r.ID
 		}
 		reserved[i] = max(len(prefixes[i]), structuredRecordFraming(r))
 		natural[i], floor[i] = reserved[i], reserved[i]
-		if pv := p.parsed[i]; pv != nil && pv.minimal() != "" {
+		if pv := p.parsed[i]; pv != nil && pv.minimalLen() > 0 {
 			previews[i] = pv
 			natural[i] += 1 + pv.size(previewMaxRunes)
-			floor[i] += 1 + len(pv.minimal())
+			floor[i] += 1 + pv.minimalLen()
 			if k := pv.longestKey(); len(k) > len(longestKey) {
 				longestKey = k
 			}
@@ -178,7 +178,7 @@ func (p *recordPage) layout() {
 			p.fitted[i] = fp
 			line += " " + fp.text
 			if len(fp.cut) > 0 && p.firstCut == nil {
-				p.firstCut = &cutRef{id: r.Ref.ID(), field: fp.cut[0]}
+				p.firstCut = &cutRef{id: r.ID, field: fp.cut[0]}
 			}
 		}
 		p.lines[i] = line
@@ -283,7 +283,7 @@ func (p *recordPage) warningLines() []string {
 // structuredRecordFraming is the bytes a record takes in structuredContent
 // besides its fitted data: [<id>,<data>(,<deleted_at>)] and a comma.
 func structuredRecordFraming(r pageRecord) int {
-	n := len(`[,],`) + contentladder.JSONStringLen(r.Ref.ID())
+	n := len(`[,],`) + contentladder.JSONStringLen(r.ID)
 	if r.Deleted {
 		n += 1 + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
 	}
@@ -395,34 +395,47 @@ func truncateBytes(s string, n int) string {
 	return s[:n] + contentladder.Ellipsis
 }
 
-// ladder lists the page's cut and binary fields (tier 1), computed once
-// and shared by structuredContent and the resource links.
-func (p *recordPage) ladder() []contentladder.LadderEntry {
-	if p.ladderDone {
-		return p.ladderEntries
+// recordLadder lists record i's cut and binary fields (tier 1), at most
+// ladderEntriesPerItem. A cut string's continuation starts right after the
+// first limit-1 runes and the ellipsis the page shows.
+func (p *recordPage) recordLadder(i int) []contentladder.LadderEntry {
+	r := p.records[i]
+	opt := contentladder.LadderOptions{PreviewChars: p.shownRunes(i), MaxEntries: ladderEntriesPerItem}
+	if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
+		return contentladder.LadderFromFields(r.Ref, fields, opt)
 	}
-	p.ladderDone = true
-	for i, r := range p.records {
-		if len(p.ladderEntries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
+	return contentladder.BuildLadder(r.Ref, r.Payload, opt)
+}
+
+// shownRunes is the runes record i's line shows of a cut string (its
+// ladder's PreviewChars).
+func (p *recordPage) shownRunes(i int) int {
+	shown := previewMaxRunes
+	if i < len(p.fitted) && p.fitted[i].limit > 0 {
+		shown = p.fitted[i].limit - 1
+	}
+	return max(1, shown)
+}
+
+// linkCandidates counts record i's ladder entries without building them
+// and reports whether one may be a linked text; ok is false when the
+// record's fields are not known from its parse (its ladder is built).
+func (p *recordPage) linkCandidates(i int) (entries int, candidate, ok bool) {
+	fields, ok := p.parsed[i].ladderFieldsOf()
+	if !ok {
+		return 0, false, false
+	}
+	preview := p.shownRunes(i)
+	for _, fi := range fields {
+		if entries == ladderEntriesPerItem {
 			break
 		}
-		// The page shows a cut string's first limit-1 runes plus an
-		// ellipsis; continuations start right after them.
-		shown := previewMaxRunes
-		if i < len(p.fitted) && p.fitted[i].limit > 0 {
-			shown = p.fitted[i].limit - 1
+		if contentladder.InLadder(fi, preview) {
+			entries++
+			candidate = candidate || (fi.Class == contentladder.ClassText && fi.SizeChars >= minLinkedChars)
 		}
-		opt := contentladder.LadderOptions{PreviewChars: max(1, shown), MaxEntries: ladderEntriesPerItem}
-		if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
-			p.ladderEntries = append(p.ladderEntries, contentladder.LadderFromFields(r.Ref, fields, opt)...)
-			continue
-		}
-		p.ladderEntries = append(p.ladderEntries, contentladder.BuildLadder(r.Ref, r.Payload, opt)...)
 	}
-	if len(p.ladderEntries) > maxLadderEntries {
-		p.ladderEntries = p.ladderEntries[:maxLadderEntries]
-	}
-	return p.ladderEntries
+	return entries, candidate, true
 }
 
 // resourceLinks offer resource-aware clients the continuation window of
@@ -430,11 +443,27 @@ func (p *recordPage) ladder() []contentladder.LadderEntry {
 // each window's resource read names the next. Claude Code shows every link
 // to the model as a line, so a page links once, tersely, and only text
 // worth a window: short values cut to fit (ids, addresses) are read whole
-// with read_record_field, as the cut hint says.
+// with read_record_field, as the cut hint says. The page's ladder (its
+// first maxLadderEntries entries, record by record) is walked only up to
+// that first link: building every record's entries cost a quarter of a
+// record page's allocations.
 func (p *recordPage) resourceLinks() []mcp.Content {
-	for _, l := range p.ladder() {
-		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
-			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+	seen := 0
+	for i, r := range p.records {
+		if seen >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
+			break
+		}
+		if n, candidate, ok := p.linkCandidates(i); ok && !candidate {
+			seen += n // entries counted, none built: no long text here
+			continue
+		}
+		for _, l := range p.recordLadder(i) {
+			if seen++; seen > maxLadderEntries {
+				return nil
+			}
+			if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+				return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+			}
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -354,4 +355,23 @@ func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
 
 // oneLine folds whitespace runs (newlines included) to single spaces so a
 // hit stays on its line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string {
+	if isOneLine(s) {
+		return s // most titles and snippets: no copy
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether strings.Join(strings.Fields(s), " ") is s:
+// no leading, trailing or repeated white space, and none but ' '.
+func isOneLine(s string) bool {
+	prevSpace := true
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prevSpace) {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
+}

@@ -182,6 +182,9 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			// DEBUG is off.
 			s.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", spec.Name), slog.Int64("duration_ms", elapsed.Milliseconds()))
 		}
+		if sp := splicerFrom(ctx); sp != nil {
+			return sp.stash(res), nil // the transport splices the encoded result in
+		}
 		return res, nil
 	}
 }

@@ -48,14 +48,39 @@ func tokenizeMarks(s string) []markToken {
 	return toks
 }
 
-// StripMarks removes <mark> and </mark> tags, leaving plain prose.
+// StripMarks removes <mark> and </mark> tags, leaving plain prose. It
+// reads the tags exactly as tokenizeMarks does (FuzzStripMarks), jumping
+// from one '<' to the next, and returns s itself when it has no tag: a
+// search page strips every hit's title and snippet.
 func StripMarks(s string) string {
 	var b strings.Builder
-	for _, t := range tokenizeMarks(s) {
-		if t.tag == 0 {
-			b.WriteString(t.text)
+	start := 0
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		w := 0
+		switch {
+		case strings.HasPrefix(s[i:], markOpen):
+			w = len(markOpen)
+		case strings.HasPrefix(s[i:], markClose):
+			w = len(markClose)
 		}
+		if w > 0 {
+			if b.Cap() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[start:i])
+			start = i + w
+		}
+		step := max(w, 1)
+		next := strings.IndexByte(s[i+step:], '<')
+		if next < 0 {
+			break
+		}
+		i += step + next
 	}
+	if start == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
 	return b.String()
 }
 

@@ -19,6 +19,9 @@ type heldResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// results holds the tool results the adapter encoded for this
+	// request; writeTo splices them into mcp-go's answer.
+	results adapter.ResultSplicer
 }
 
 // maxPooledHeld is the largest held body kept for reuse: most answers are
@@ -46,6 +49,7 @@ func (h *heldResponse) release() {
 	clear(h.header)
 	h.status = 0
 	h.body.Reset()
+	h.results.Reset()
 	heldPool.Put(h)
 }
 
@@ -72,12 +76,14 @@ func (h *heldResponse) Flush() {}
 func (h *heldResponse) CanStream() bool { return false }
 
 // writeTo sends the held answer; with typeErrors, its resource errors
-// typed (adapter.TypedErrors).
+// typed (adapter.TypedErrors); the adapter's encoded tool results spliced
+// in (adapter.ResultSplicer) after that, so TypedErrors never scans them.
 func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 	body := h.body.Bytes()
 	if typeErrors {
 		body = adapter.TypedErrors(body)
 	}
+	segments := h.results.Splice(body)
 	dst := w.Header()
 	for k, v := range h.header {
 		dst[k] = v
@@ -87,12 +93,14 @@ func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 	// a larger one would go out chunked — a framing write and a final
 	// chunk of its own — unless its length is declared here.
 	dst.Del("Content-Length")
-	if len(body) > chunkingThreshold {
-		dst["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if n := adapter.SplicedLen(segments); n > chunkingThreshold {
+		dst["Content-Length"] = []string{strconv.Itoa(n)}
 	}
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}
 	w.WriteHeader(h.status)
-	_, _ = w.Write(body)
+	for _, s := range segments {
+		_, _ = w.Write(s)
+	}
 }

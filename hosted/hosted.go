@@ -395,6 +395,7 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	ctx = rsclient.WithRefusalHook(ctx, func() { refused.Store(true) })
 	held := newHeldResponse()
 	defer held.release()
+	ctx = adapter.WithResultSplicer(ctx, &held.results)
 	// Handle is mcp-go's ServeHTTP without re-reading the body this door
 	// already holds, and without a synthetic request for a context
 	// function; the one check ServeHTTP adds (rejectDNSRebinding) was made

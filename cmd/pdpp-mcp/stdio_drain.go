@@ -166,10 +166,16 @@ const stdioExitGrace = 2 * time.Second
 // serveStdio serves srv on stdin/stdout until EOF or ctx ends, answering
 // every request read before it returns (stdioDrain).
 func serveStdio(ctx context.Context, srv *adapter.Server, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	d := newStdioDrain(stdin, adapter.TypedErrorWriter(stdout), stdioDrainTimeout)
+	// Tool results are encoded once by the adapter and spliced into
+	// mcp-go's answers on their way out (adapter.ResultSplicer), after
+	// TypedErrors has looked at the small envelope.
+	results := &adapter.ResultSplicer{}
+	d := newStdioDrain(stdin, adapter.TypedErrorWriter(adapter.SplicingWriter(results, stdout)), stdioDrainTimeout)
 	stdio := server.NewStdioServer(srv.MCP())
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return adapter.WithShutdown(ctx, d.shutdown) })
+	stdio.SetContextFunc(func(ctx context.Context) context.Context {
+		return adapter.WithResultSplicer(adapter.WithShutdown(ctx, d.shutdown), results)
+	})
 	done := make(chan error, 1)
 	go func() { done <- stdio.Listen(ctx, d, d) }()
 	select {
