@@ -146,8 +146,11 @@ func TestCatalogBudgets(t *testing.T) {
 		t.Errorf("instructions are %d chars; budget 1200", len(ins))
 	}
 	first := strings.ToLower(ins[:min(512, len(ins))])
-	for _, want := range []string{"grant", "schema", "connection_id", "typed", "filter", "limit", "next_cursor"} {
-		if !strings.Contains(first, want) {
+	for _, want := range []string{"grant", "schema", "connection_id", "typed", "filter", "limit", "next_cursor",
+		// The real paging rule (issue 24.6): a query_records cursor is
+		// refused without its stream and connection_id; search's is not.
+		"next_cursor plus the same `stream` and `connection_id` (search: cursor alone)"} {
+		if !strings.Contains(first, strings.ToLower(want)) {
 			t.Errorf("first 512 chars of instructions lack %q", want)
 		}
 	}

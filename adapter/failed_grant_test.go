@@ -128,3 +128,35 @@ func TestFailedGrantIsAWarningEverywhere(t *testing.T) {
 		containsAll(t, r.text(), "warning source_unavailable")
 	})
 }
+
+// Issue 24.6: a grant that stops reading is named in its warning by grant
+// id and label (its connections), not "grant 2 of 2" — also once its last
+// readable schema no longer routes (past 15 minutes).
+func TestFailedGrantIsNamedByIDAndLabel(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	rs := testenv.StartRS(t, testenv.Options{Raw: failingSchema(demodata.SlackToken, &failing), NoContract: true})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{now: time.Now()}
+	srv, err := adapter.New(adapter.Config{RS: rc, Now: clk.Now, SchemaTTL: time.Minute,
+		Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv)
+	if r := c.call("schema", map[string]any{}); strings.Contains(r.text(), "warning") {
+		t.Fatalf("both grants should read: %s", r.text())
+	}
+	failing.Store(true)
+	for _, after := range []time.Duration{2 * time.Minute, 20 * time.Minute} {
+		clk.advance(after)
+		r := c.call("schema", map[string]any{})
+		containsAll(t, r.text(), "warning source_unavailable: grant "+demodata.SlackGrantID+" (", demodata.SlackDisplayName)
+		if strings.Contains(r.text(), "of 2") {
+			t.Errorf("named by position after %s: %s", after, r.text())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -105,6 +106,63 @@ func TestQueryRecordsFanInSaysHowToPage(t *testing.T) {
 	containsAll(t, r.text(), "partial_results", "connection_id="+demodata.GmailPersonalConnectionID, demodata.GmailWorkConnectionID)
 	if nextCursorRe.MatchString(r.text()) {
 		t.Errorf("fan-in page must not invent a cursor:\n%s", r.text())
+	}
+}
+
+// Issue 24.6: the RS applies limit per connection on a fan-in page (D10:
+// asked 2, got 4). The header line and the structured page say so, for
+// no limit too (the RS's default), and the paging instruction, followed
+// as written, pages each connection.
+func TestQueryRecordsFanInReportsPerConnectionLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	for _, tc := range []struct {
+		args map[string]any
+		want int
+	}{
+		{map[string]any{"stream": "messages", "limit": 2}, 2},
+		{map[string]any{"stream": "messages"}, 25},
+	} {
+		r := e.c.call("query_records", tc.args)
+		if r.IsError {
+			t.Fatal(r.text())
+		}
+		header, _, _ := strings.Cut(r.text(), "\n")
+		if want := fmt.Sprintf(" limit_per_connection=%d", tc.want); !strings.HasSuffix(header, want) {
+			t.Errorf("header %q does not end in %q", header, want)
+		}
+		var page struct {
+			RecordsShown       int      `json:"records_shown"`
+			LimitPerConnection int      `json:"limit_per_connection"`
+			Warnings           []string `json:"warnings"`
+		}
+		if err := json.Unmarshal(r.StructuredContent, &page); err != nil {
+			t.Fatal(err)
+		}
+		if page.LimitPerConnection != tc.want || page.RecordsShown <= tc.want {
+			t.Errorf("structured: limit_per_connection %d, records %d; want %d and more records than that", page.LimitPerConnection, page.RecordsShown, tc.want)
+		}
+		if tc.want != 2 {
+			continue
+		}
+		// Follow the warning: repeat the call with each connection_id,
+		// then page with the cursor beside the same connection_id.
+		conns := regexp.MustCompile(`connection_id=(cin_[0-9a-f]+)`).FindAllStringSubmatch(strings.Join(page.Warnings, " "), -1)
+		if len(conns) != 2 {
+			t.Fatalf("warning names %d connections: %q", len(conns), page.Warnings)
+		}
+		for _, c := range conns {
+			args := map[string]any{"stream": "messages", "limit": 2, "connection_id": c[1]}
+			first := e.c.call("query_records", args)
+			m := nextCursorRe.FindStringSubmatch(first.text())
+			if first.IsError || m == nil || strings.Contains(first.text(), "limit_per_connection") {
+				t.Fatalf("connection page: %s", first.text())
+			}
+			args["cursor"] = m[1]
+			if next := e.c.call("query_records", args); next.IsError || !strings.Contains(next.text(), "records=2") {
+				t.Errorf("second page of %s: %s", c[1], next.text())
+			}
+		}
 	}
 }
 

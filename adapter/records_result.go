@@ -6,17 +6,20 @@ package adapter
 // handle, warning and hint the text does, the records with the very same
 // fitted values, and nothing more: no REST envelope, no second copy.
 type recordsPageResult struct {
-	Stream           string         `json:"stream"`
-	RecordsShown     int            `json:"records_shown"`
-	HasMore          bool           `json:"has_more"`
-	NextCursor       string         `json:"next_cursor,omitempty"`
-	NextChangesSince string         `json:"next_changes_since,omitempty"`
-	Count            string         `json:"count,omitempty"` // kind:value, as the text's count=
-	ConnectionID     string         `json:"connection_id,omitempty"`
-	Warnings         []string       `json:"warnings,omitempty"` // the text's warning and note lines
-	Legend           string         `json:"legend,omitempty"`   // what a record row holds
-	Records          []recordOnPage `json:"records"`
-	Cut              string         `json:"cut,omitempty"` // how to read a cut value whole
+	Stream           string `json:"stream"`
+	RecordsShown     int    `json:"records_shown"`
+	HasMore          bool   `json:"has_more"`
+	NextCursor       string `json:"next_cursor,omitempty"`
+	NextChangesSince string `json:"next_changes_since,omitempty"`
+	Count            string `json:"count,omitempty"` // kind:value, as the text's count=
+	ConnectionID     string `json:"connection_id,omitempty"`
+	// LimitPerConnection is the text's limit_per_connection: on a fan-in
+	// page the RS reads up to this many records of each connection.
+	LimitPerConnection int            `json:"limit_per_connection,omitempty"`
+	Warnings           []string       `json:"warnings,omitempty"` // the text's warning and note lines
+	Legend             string         `json:"legend,omitempty"`   // what a record row holds
+	Records            []recordOnPage `json:"records"`
+	Cut                string         `json:"cut,omitempty"` // how to read a cut value whole
 }
 
 // recordRowLegend says what a record row holds, as the text's legend line
@@ -43,7 +46,7 @@ type recordOnPage struct {
 func (p *recordPage) structured(warns []warning) recordsPageResult {
 	r := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
 		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
-		ConnectionID: p.connectionID, Warnings: p.warningLines(), Records: make([]recordOnPage, len(p.records))}
+		ConnectionID: p.connectionID, LimitPerConnection: p.perConnection, Warnings: p.warningLines(), Records: make([]recordOnPage, len(p.records))}
 	r.Warnings = append(r.Warnings, warningLines(warns)...)
 	if len(p.records) > 0 {
 		r.Legend = recordRowLegend

@@ -31,6 +31,10 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 	dst = appendStringMember(dst, "next_changes_since", r.NextChangesSince)
 	dst = appendStringMember(dst, "count", r.Count)
 	dst = appendStringMember(dst, "connection_id", r.ConnectionID)
+	if r.LimitPerConnection > 0 {
+		dst = append(dst, `,"limit_per_connection":`...)
+		dst = strconv.AppendInt(dst, int64(r.LimitPerConnection), 10)
+	}
 	if len(r.Warnings) > 0 {
 		dst = append(dst, `,"warnings":[`...)
 		for i, w := range r.Warnings {

@@ -109,7 +109,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		p := newRecordPage("messages", "", fields, list, memberRanker{})
+		p := newRecordPage("messages", "", fields, list, 0, memberRanker{})
 		text := p.text()
 		if p.withheld != 0 {
 			t.Fatalf("iter %d: %d records withheld with ids ≤ 120 B", iter, p.withheld)
@@ -188,7 +188,7 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
 			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
 	}
-	text := newRecordPage("s", "", nil, list, memberRanker{}).text()
+	text := newRecordPage("s", "", nil, list, 0, memberRanker{}).text()
 	for i := range 5 {
 		if !strings.Contains(text, fmt.Sprintf(`%d. cin_1/s:%d {"subject":"hello %d","n":%d}`, i+1, i, i, i)) {
 			t.Errorf("record %d not shown whole:\n%s", i, text)
@@ -208,7 +208,7 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
 			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
 	}
-	p := newRecordPage("s", "", nil, list, memberRanker{})
+	p := newRecordPage("s", "", nil, list, 0, memberRanker{})
 	text := p.text()
 	if p.withheld == 0 || len(p.records)+p.withheld != 10 {
 		t.Fatalf("withheld %d, kept %d", p.withheld, len(p.records))

@@ -46,13 +46,20 @@ type recordPage struct {
 	firstCut *cutRef         // a cut value, for the footer's example call
 	withheld int             // records dropped because not even their ids fit
 	absent   []string        // requested fields no record of the page carries
-	focus    []string        // the fields a cut hint suggests asking for
+	// perConnection is the limit each connection of a fan-in page was
+	// read with (the RS applies limit per connection, D10); 0 otherwise.
+	perConnection int
+	focus         []string // the fields a cut hint suggests asking for
 }
 
 // newRecordPage builds the page: each payload projected, parsed once and
 // its members ordered by rank (what a record is about first), then laid
 // out within the budget.
-func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, rank memberRanker) *recordPage {
+//
+// limit is the page size the RS was asked for (0 when unknown): a fan-in
+// page of several connections holds up to limit records of each (D10), and
+// says so.
+func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, limit int, rank memberRanker) *recordPage {
 	p := &recordPage{stream: stream, connectionID: connectionID, list: list}
 	for _, r := range list.Data {
 		conn := r.ConnectionID
@@ -84,6 +91,9 @@ func newRecordPage(stream, connectionID string, fields []string, list *rsclient.
 	}
 	p.absent = absentFields(fields, p.records)
 	p.focus = focusFields(p.parsed, rank)
+	if p.fanIn() {
+		p.perConnection = limit
+	}
 	p.layout()
 	return p
 }
@@ -255,6 +265,9 @@ func (p *recordPage) header() string {
 	if p.connectionID != "" {
 		fmt.Fprintf(&b, " connection_id=%s", p.connectionID)
 	}
+	if p.perConnection > 0 {
+		fmt.Fprintf(&b, " limit_per_connection=%d", p.perConnection)
+	}
 	for _, l := range p.warningLines() {
 		b.WriteString("\n" + l)
 	}
@@ -295,7 +308,7 @@ func structuredRecordFraming(r pageRecord) int {
 func (p *recordPage) structuredFraming(cutLen int) int {
 	head := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
 		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
-		ConnectionID: p.connectionID, Warnings: p.warningLines(), Legend: recordRowLegend, Records: []recordOnPage{}}
+		ConnectionID: p.connectionID, LimitPerConnection: p.perConnection, Warnings: p.warningLines(), Legend: recordRowLegend, Records: []recordOnPage{}}
 	return len(head.appendJSON(nil)) + len(`,"cut":""`) + cutLen + 8 // a few escapes in the hint
 }
 
@@ -364,10 +377,29 @@ func absentFields(fields []string, records []pageRecord) []string {
 func (p *recordPage) warningLine(w rsclient.Warning) string {
 	if w.Code == "partial_results" {
 		conns := p.connections()
-		return fmt.Sprintf("warning partial_results: this page merges %d connections and has no next_cursor; to page, repeat with connection_id=%s",
-			len(conns), strings.Join(conns, " or connection_id="))
+		each := ""
+		if p.perConnection > 0 {
+			each = fmt.Sprintf(" (up to %d records each)", p.perConnection)
+		}
+		return fmt.Sprintf("warning partial_results: this page merges %d connections%s and has no next_cursor; "+
+			"to page, repeat this call with connection_id=%s: each gives a next_cursor, passed with the same connection_id",
+			len(conns), each, strings.Join(conns, ", then connection_id="))
 	}
 	return "warning " + w.Code + ": " + w.Message
+}
+
+// fanIn reports whether the page merges several connections: no
+// connection_id was given, and the RS said so or the records show it.
+func (p *recordPage) fanIn() bool {
+	if p.connectionID != "" {
+		return false
+	}
+	for _, w := range p.list.Meta.Warnings {
+		if w.Code == "partial_results" {
+			return true
+		}
+	}
+	return len(p.connections()) > 1
 }
 
 func (p *recordPage) connections() []string {

@@ -2,22 +2,36 @@ package adapter
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
 )
 
 // Resource reads fail as JSON-RPC errors, and mcp-go reports every error a
 // resource handler returns as -32603 "Internal error" with the error's text
-// as message. The adapter instead answers an invalid handle with -32602
-// (invalid params), a record that does not exist with -32002 (resource not
-// found), and anything else with -32603, each with the typed error as
-// `data` ({error:{type, code, message, …}, http_status?}), as a tool's
-// error result would carry. The handler marks its error text; the
-// transports pass every outgoing message through TypedErrors, which turns
-// a marked -32603 into that error.
+// as message. The adapter instead answers with one mapping (issue 24.7):
+// -32602 (invalid params) for a handle or argument the caller can fix — a
+// malformed handle, a stream, connection or field the grant does not
+// cover — -32002 (resource not found) for a record that does not exist
+// (-32602 under protocol revisions from 2026-07-28, which fold "not found"
+// into invalid params, as mcp-go does), and -32603 for anything else, each
+// with the typed error as `data` ({error:{type, code, message, …},
+// http_status?, next_steps?}), as a tool's error result would carry. The
+// handler marks its error text; the transports pass every outgoing message
+// through TypedErrors, which turns a marked -32603 into that error.
+//
+// A URI that matches no resource template never reaches a handler: mcp-go
+// answers it "handler not found" without data. TypedErrors types that
+// answer too (see typedNotFound); the templates take reserved characters
+// ({+handle}) so that most malformed handles reach the handler, which
+// names the exact fault.
 
 // resourceErrorMark prefixes a resource handler's error text.
 const resourceErrorMark = "pdpp-resource-error:"
@@ -29,15 +43,33 @@ type resourceFailure struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// resourceError is a resource handler's error for te.
-func resourceError(te *toolError) error {
-	f := resourceFailure{Code: mcp.INTERNAL_ERROR, Message: te.Message, Data: te.body()}
+// callerFixableCodes are the typed codes, beyond the invalid_, unknown_
+// and ambiguous_ families, that name a part of a handle the caller can
+// correct: a connection, field or query the grant or record does not have.
+var callerFixableCodes = map[string]bool{
+	"connection_not_found": true, "field_not_found": true, "query_not_found": true,
+	"field_not_granted": true, "related_stream_not_granted": true,
+}
+
+// resourceRPCCode is the JSON-RPC code of a resource read that failed with
+// te, under the request's protocol revision.
+func resourceRPCCode(ctx context.Context, te *toolError) int {
 	switch {
-	case te.Code == "invalid_handle", te.Code == "invalid_cursor", strings.HasPrefix(te.Code, "invalid_"), te.Code == "unknown_stream", te.Code == "connection_not_found":
-		f.Code = mcp.INVALID_PARAMS
+	case callerFixableCodes[te.Code], strings.HasPrefix(te.Code, "invalid_"),
+		strings.HasPrefix(te.Code, "unknown_"), strings.HasPrefix(te.Code, "ambiguous_"):
+		return mcp.INVALID_PARAMS
 	case te.Status == 404 || strings.HasSuffix(te.Code, "not_found"):
-		f.Code = mcp.RESOURCE_NOT_FOUND
+		if mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+			return mcp.INVALID_PARAMS
+		}
+		return mcp.RESOURCE_NOT_FOUND
 	}
+	return mcp.INTERNAL_ERROR
+}
+
+// resourceError is a resource handler's error for te.
+func resourceError(ctx context.Context, te *toolError) error {
+	f := resourceFailure{Code: resourceRPCCode(ctx, te), Message: te.Message, Data: te.body()}
 	if f.Message == "" {
 		f.Message = "the resource could not be read: " + te.Code
 	}
@@ -53,7 +85,7 @@ func (e markedError) Error() string { return string(e) }
 // resource read's failure carries its proper code and typed data. Any
 // other message is returned unchanged.
 func TypedErrors(msg []byte) []byte {
-	if !bytes.Contains(msg, []byte(resourceErrorMark)) {
+	if !bytes.Contains(msg, []byte(resourceErrorMark)) && !bytes.Contains(msg, []byte(unmatchedURIPrefix)) {
 		return msg
 	}
 	trimmed := bytes.TrimSpace(msg)
@@ -80,25 +112,32 @@ func TypedErrors(msg []byte) []byte {
 	return append(out, msg[len(bytes.TrimRight(msg, " \r\n\t")):]...)
 }
 
-// typedError rewrites one marked -32603 error response.
+// typedError rewrites one marked -32603 error response, or mcp-go's
+// untyped answer to a URI no template matches.
 func typedError(msg json.RawMessage) json.RawMessage {
 	var resp struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(msg, &resp) != nil || resp.Error == nil || resp.Error.Code != mcp.INTERNAL_ERROR {
-		return msg
-	}
-	payload, ok := strings.CutPrefix(resp.Error.Message, resourceErrorMark)
-	if !ok {
+	if json.Unmarshal(msg, &resp) != nil || resp.Error == nil {
 		return msg
 	}
 	var f resourceFailure
-	if json.Unmarshal([]byte(payload), &f) != nil {
+	ok := false
+	switch resp.Error.Code {
+	case mcp.INTERNAL_ERROR:
+		f, ok = markedFailure(resp.Error.Message)
+	case mcp.RESOURCE_NOT_FOUND, mcp.INVALID_PARAMS:
+		if len(resp.Error.Data) == 0 {
+			f, ok = unmatchedURIFailure(resp.Error.Code, resp.Error.Message)
+		}
+	}
+	if !ok {
 		return msg
 	}
 	out, err := json.Marshal(struct {
@@ -110,6 +149,51 @@ func typedError(msg json.RawMessage) json.RawMessage {
 		return msg
 	}
 	return out
+}
+
+// markedFailure decodes the failure a resource handler marked.
+func markedFailure(message string) (resourceFailure, bool) {
+	var f resourceFailure
+	payload, ok := strings.CutPrefix(message, resourceErrorMark)
+	if !ok || json.Unmarshal([]byte(payload), &f) != nil {
+		return resourceFailure{}, false
+	}
+	return f, true
+}
+
+// unmatchedURIPrefix opens mcp-go's message for a resources/read URI that
+// matches no template ("handler not found for resource URI '<uri>':
+// resource not found"). TestResourceErrorMapping fails if mcp-go words it
+// otherwise.
+const unmatchedURIPrefix = "handler not found for resource URI '"
+
+// maxEchoedURIBytes bounds how much of a refused URI an error quotes.
+const maxEchoedURIBytes = 96
+
+// unmatchedURIFailure types mcp-go's answer to a URI no template matches.
+// Under a pdpp handle prefix the handle carries a character no issued
+// handle has (a line break, a space, non-ASCII): an invalid handle. Any
+// other URI names no resource of this server; the code mcp-go chose for
+// that (per protocol revision) stays.
+func unmatchedURIFailure(code int, message string) (resourceFailure, bool) {
+	uri, ok := strings.CutPrefix(message, unmatchedURIPrefix)
+	if ok {
+		uri, ok = strings.CutSuffix(uri, "': "+server.ErrResourceNotFound.Error())
+	}
+	if !ok {
+		return resourceFailure{}, false
+	}
+	quoted := strconv.Quote(truncateBytes(uri, maxEchoedURIBytes))
+	var te *toolError
+	if strings.HasPrefix(uri, contentladder.RecordURIPrefix) || strings.HasPrefix(uri, contentladder.FieldWindowURIPrefix) {
+		code = mcp.INVALID_PARAMS
+		te = newAdapterError("invalid_handle", "the handle in "+quoted+" is not one this server issued (a handle has only the characters A-Z a-z 0-9 - _); "+
+			"use the URI exactly as a fetch, query_records, search or read_record_field result gives it")
+	} else {
+		te = newAdapterError("resource_not_found", "no resource has the URI "+quoted+"; this server reads "+
+			contentladder.RecordURIPrefix+"{handle} and "+contentladder.FieldWindowURIPrefix+"{handle}, as fetch, query_records, search and read_record_field results give them")
+	}
+	return resourceFailure{Code: code, Message: te.Message, Data: te.body()}, true
 }
 
 // TypedErrorWriter passes each write of a line-oriented transport (stdio:

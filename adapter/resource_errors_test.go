@@ -69,6 +69,9 @@ func TestTypedErrorsLeavesOtherMessages(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":3,"result":{}}]`,
 		`{"jsonrpc":"2.0","id":4,"result":{"text":"pdpp-resource-error: quoted by a record"}}`,
 		`not json pdpp-resource-error:`,
+		`{"jsonrpc":"2.0","id":5,"result":{"text":"handler not found for resource URI 'x': resource not found"}}`,
+		`{"jsonrpc":"2.0","id":6,"error":{"code":-32002,"message":"handler not found for resource URI 'x': resource not found","data":{"error":{}}}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"handler not found for resource URI 'x': resource not found"}}`,
 	} {
 		if diff := cmp.Diff(msg, string(adapter.TypedErrors([]byte(msg)))); diff != "" {
 			t.Errorf("rewritten (-want +got):\n%s", diff)
@@ -82,6 +85,7 @@ func FuzzTypedErrors(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"pdpp-resource-error:{\"code\":-32602,\"message\":\"bad\",\"data\":{}}"}}` + "\n"))
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"pdpp-resource-error:{}"}}]`))
 	f.Add([]byte(`pdpp-resource-error:`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"handler not found for resource URI 'pdpp://record/a\nb': resource not found"}}`))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		out := adapter.TypedErrors(msg)
 		if string(out) == string(msg) {

@@ -16,13 +16,13 @@ import (
 // the caller's own grant: handles name data, they never authorize it.
 func (s *Server) addResources() {
 	s.mcp.AddResourceTemplate(
-		mcp.NewResourceTemplate(contentladder.RecordURIPrefix+"{handle}", "pdpp-record",
+		mcp.NewResourceTemplate(contentladder.RecordURIPrefix+"{+handle}", "pdpp-record",
 			mcp.WithTemplateTitle("PDPP record"),
 			mcp.WithTemplateDescription("One grant-scoped record as a fetch document."),
 			mcp.WithTemplateMIMEType("application/json")),
 		s.readRecordResource)
 	s.mcp.AddResourceTemplate(
-		mcp.NewResourceTemplate(contentladder.FieldWindowURIPrefix+"{handle}", "pdpp-field-window",
+		mcp.NewResourceTemplate(contentladder.FieldWindowURIPrefix+"{+handle}", "pdpp-field-window",
 			mcp.WithTemplateTitle("PDPP record field window"),
 			mcp.WithTemplateDescription("One bounded text window of a record field, with next/previous window URIs."),
 			mcp.WithTemplateMIMEType("text/plain")),
@@ -33,15 +33,15 @@ func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceReq
 	uri := req.Params.URI
 	ref, _, err := contentladder.ParseID(uri)
 	if err != nil {
-		return nil, resourceError(newAdapterError("invalid_handle", err.Error()))
+		return nil, resourceError(ctx, newAdapterError("invalid_handle", err.Error()))
 	}
 	g, set, te := s.route(ctx, ref.Stream, ref.ConnectionID)
 	if te != nil {
-		return nil, resourceError(te)
+		return nil, resourceError(ctx, te)
 	}
 	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID})
 	if err != nil {
-		return nil, resourceError(s.rsError(set, g, err, ref.Stream, ref.ConnectionID))
+		return nil, resourceError(ctx, s.rsError(set, g, err, ref.Stream, ref.ConnectionID))
 	}
 	doc := buildDocument(ref.ID(), ref, rec, nil, s.rs.BaseURL())
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(marshalNoEscape(doc))}}, nil
@@ -51,11 +51,11 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 	uri := req.Params.URI
 	handle, ok := strings.CutPrefix(uri, contentladder.FieldWindowURIPrefix)
 	if !ok {
-		return nil, resourceError(newAdapterError("invalid_handle", "not a pdpp://field-window/ URI"))
+		return nil, resourceError(ctx, newAdapterError("invalid_handle", "not a pdpp://field-window/ URI"))
 	}
 	spec, err := contentladder.ParseFieldWindowHandle(handle)
 	if err != nil {
-		return nil, resourceError(fromError(err))
+		return nil, resourceError(ctx, fromError(err))
 	}
 	wr := windowRequest{Ref: spec.Ref, FieldPath: spec.FieldPath, Offset: spec.OffsetChars, Limit: spec.LimitChars, LimitSet: spec.LimitChars > 0}
 	if wr.Limit <= 0 {
@@ -73,7 +73,7 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 	}
 	res, _, te := s.readWindow(ctx, wr)
 	if te != nil {
-		return nil, resourceError(te)
+		return nil, resourceError(ctx, te)
 	}
 	structured, _ := json.Marshal(res.structured())
 	return []mcp.ResourceContents{

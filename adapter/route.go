@@ -76,13 +76,14 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 			if firstErr == nil {
 				firstErr = err
 			}
+			name := s.schemas.name(grants[i].Key).describe(i, len(grants))
 			w := warning{Code: "source_unavailable",
-				Message: fmt.Sprintf("grant %d of %d could not be read (%s); its results are missing", i+1, len(grants), errorCode(err))}
+				Message: fmt.Sprintf("%s could not be read (%s); its results are missing", name, errorCode(err))}
 			if last := s.schemas.lastGood(grants[i].Key); last != nil {
 				ok = append(ok, last)
 				w.GrantID = last.Bearer.GrantID
 				set.grants[len(set.grants)-1].ID = last.Bearer.GrantID
-				w.Message = fmt.Sprintf("grant %d of %d could not be read (%s); its streams are routed from its last readable schema and may fail", i+1, len(grants), errorCode(err))
+				w.Message = fmt.Sprintf("%s could not be read (%s); its streams are routed from its last readable schema and may fail", name, errorCode(err))
 			} else {
 				set.blind++
 			}

@@ -2,6 +2,8 @@ package adapter
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/internal/bearer"
@@ -40,7 +42,18 @@ const (
 type schemaCache struct {
 	c    *softcache.Cache[*schemaindex.Doc]
 	last *softcache.Cache[*schemaindex.Doc]
+	// names keeps each grant's id and label from its last readable schema
+	// for a day, so a grant that stops reading (revoked, expired) is
+	// named in warnings long after its schema stopped routing.
+	names *softcache.Cache[grantName]
 }
+
+// grantNameTTL bounds how long a grant is named from an old schema.
+const grantNameTTL = 24 * time.Hour
+
+// grantName is how warnings name a grant: the RS's grant id and a label
+// made of its connections' names.
+type grantName struct{ ID, Label string }
 
 // lastGoodTTL bounds how long a grant's last readable schema keeps routing
 // its streams after refreshes start failing.
@@ -53,6 +66,9 @@ func newSchemaCache(ttl time.Duration, max int, now func() time.Time) *schemaCac
 		}),
 		last: softcache.New[*schemaindex.Doc](softcache.Options{
 			TTL: lastGoodTTL, ErrorTTL: -1, MaxEntries: max, Now: now,
+		}),
+		names: softcache.New[grantName](softcache.Options{
+			TTL: grantNameTTL, ErrorTTL: -1, MaxEntries: max, Now: now,
 		}),
 	}
 }
@@ -70,8 +86,34 @@ func (c *schemaCache) get(ctx context.Context, rs *rsclient.Client, g Grant) (*s
 		_, _ = c.last.Get(context.WithoutCancel(ctx), g.Key, func(context.Context) (*schemaindex.Doc, time.Time, error) {
 			return doc, time.Time{}, nil
 		})
+		c.names.Forget(g.Key)
+		_, _ = c.names.Get(context.WithoutCancel(ctx), g.Key, func(context.Context) (grantName, time.Time, error) {
+			labels := schemaindex.Merge(doc).GrantLabels(g.Key)
+			return grantName{ID: doc.Bearer.GrantID, Label: truncateBytes(strings.Join(labels, ", "), maxGrantLabel)}, time.Time{}, nil
+		})
 	}
 	return doc, err
+}
+
+// name is how the grant was last known; zero when it never read.
+func (c *schemaCache) name(key string) grantName {
+	n, _, _ := c.names.Peek(key)
+	return n
+}
+
+// maxGrantLabel bounds a grant's label in a warning.
+const maxGrantLabel = 80
+
+// describe names grant i of n for a warning: by id and label when it was
+// ever read, else by its position.
+func (n grantName) describe(i, total int) string {
+	switch {
+	case n.ID != "" && n.Label != "":
+		return fmt.Sprintf("grant %s (%s)", n.ID, n.Label)
+	case n.ID != "":
+		return "grant " + n.ID
+	}
+	return fmt.Sprintf("grant %d of %d (never read, so unnamed)", i+1, total)
 }
 
 // lastGood returns the grant's last successfully read schema while it is

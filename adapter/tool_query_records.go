@@ -37,6 +37,10 @@ type queryRecordsArgs struct {
 	GrantID      string          `json:"grant_id"`
 }
 
+// rsDefaultRecordsLimit is the RS's page size when no limit is sent (the
+// input schema says "default 25").
+const rsDefaultRecordsLimit = 25
+
 func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
 	var a queryRecordsArgs
 	if e := decodeArgs(raw, &a); e != nil {
@@ -94,7 +98,11 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
 	}
 	s.nextRecordsCursor(list, a, prev, g)
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
+	limit := a.Limit
+	if limit == 0 {
+		limit = rsDefaultRecordsLimit
+	}
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res
