@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // Resource reads fail as JSON-RPC errors, and mcp-go reports every error a
@@ -85,7 +86,8 @@ func (e markedError) Error() string { return string(e) }
 // resource read's failure carries its proper code and typed data. Any
 // other message is returned unchanged.
 func TypedErrors(msg []byte) []byte {
-	if !bytes.Contains(msg, []byte(resourceErrorMark)) && !bytes.Contains(msg, []byte(unmatchedURIPrefix)) {
+	if !bytes.Contains(msg, []byte(resourceErrorMark)) && !bytes.Contains(msg, []byte(unmatchedURIPrefix)) &&
+		!bytes.Contains(msg, []byte(unknownToolSuffix)) {
 		return msg
 	}
 	trimmed := bytes.TrimSpace(msg)
@@ -135,6 +137,9 @@ func typedError(msg json.RawMessage) json.RawMessage {
 	case mcp.RESOURCE_NOT_FOUND, mcp.INVALID_PARAMS:
 		if len(resp.Error.Data) == 0 {
 			f, ok = unmatchedURIFailure(resp.Error.Code, resp.Error.Message)
+		}
+		if !ok && len(resp.Error.Data) == 0 {
+			f, ok = unknownToolFailure(resp.Error.Code, resp.Error.Message)
 		}
 	}
 	if !ok {
@@ -193,6 +198,37 @@ func unmatchedURIFailure(code int, message string) (resourceFailure, bool) {
 		te = newAdapterError("resource_not_found", "no resource has the URI "+quoted+"; this server reads "+
 			contentladder.RecordURIPrefix+"{handle} and "+contentladder.FieldWindowURIPrefix+"{handle}, as fetch, query_records, search and read_record_field results give them")
 	}
+	return resourceFailure{Code: code, Message: te.Message, Data: te.body()}, true
+}
+
+// unknownToolSuffix closes mcp-go's answer to a tools/call of a name it has
+// no tool for ("tool '<name>' not found: tool not found"), which it sends
+// before any adapter code runs. TestUnknownToolDidYouMean fails if mcp-go
+// words it otherwise.
+var unknownToolSuffix = "' not found: " + server.ErrToolNotFound.Error()
+
+// maxEchoedToolName bounds how much of an unknown tool name an error quotes.
+const maxEchoedToolName = 64
+
+// unknownToolFailure types mcp-go's answer to an unknown tool name, keeping
+// its code: the closest tool names ("did you mean") and the six tools.
+func unknownToolFailure(code int, message string) (resourceFailure, bool) {
+	name, ok := strings.CutPrefix(message, "tool '")
+	if ok {
+		name, ok = strings.CutSuffix(name, unknownToolSuffix)
+	}
+	if !ok {
+		return resourceFailure{}, false
+	}
+	tools := ToolNames()
+	msg := "unknown tool " + strconv.Quote(truncateBytes(name, maxEchoedToolName))
+	extras := []field{{"tools", tools}}
+	if near := schemaindex.NearNames(name, tools, 2); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		extras = append(extras, field{"did_you_mean", near})
+	}
+	msg += " This server's tools: " + strings.Join(tools, ", ") + "."
+	te := newAdapterError("unknown_tool", msg, extras...)
 	return resourceFailure{Code: code, Message: te.Message, Data: te.body()}, true
 }
 

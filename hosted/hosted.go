@@ -411,14 +411,23 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	}
 	h.opts.Metrics.observeAuth(authClient)
 	h.opts.Metrics.observeResourceRead(body, held.body.Bytes())
-	held.writeTo(w, mayReadResource(body))
+	held.writeTo(w, mayNeedTyping(body))
 }
 
-// mayReadResource reports whether a JSON-RPC body may call resources/read,
-// the one method whose failures the adapter marks for TypedErrors. A body
-// without the name spelled out and without any escape (which could spell
-// it otherwise) cannot, so its answer — a tool result of tens of KiB — is
-// not scanned for the mark.
+// mayNeedTyping reports whether a JSON-RPC body may call a method whose
+// failures adapter.TypedErrors types: resources/read, and tools/call (an
+// unknown tool name, answered by mcp-go before any adapter code). A body
+// without either name spelled out and without any escape (which could
+// spell it otherwise) cannot, so its answer is not scanned. A tool
+// result's bytes are spliced in after TypedErrors, so the scan only ever
+// sees the envelope.
+func mayNeedTyping(body []byte) bool {
+	return mayReadResource(body) || bytes.Contains(body, []byte("tools/call"))
+}
+
+// mayReadResource reports whether a JSON-RPC body may call resources/read:
+// a body without the name spelled out and without any escape (which could
+// spell it otherwise) cannot.
 func mayReadResource(body []byte) bool {
 	return bytes.Contains(body, []byte("resources/read")) || bytes.IndexByte(body, '\\') >= 0
 }

@@ -30,3 +30,19 @@ func FuzzMayReadResource(f *testing.F) {
 		}
 	})
 }
+
+// A tools/call's answer is typed too (an unknown tool name, answered by
+// mcp-go before any adapter code); other methods' answers are not scanned.
+func TestMayNeedTyping(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"serach"}}`: true,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x"}}`:   true,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`:                            false,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`:                false,
+	} {
+		if got := mayNeedTyping([]byte(body)); got != want {
+			t.Errorf("mayNeedTyping(%s) = %t, want %t", body, got, want)
+		}
+	}
+}
