@@ -162,8 +162,10 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 			fmt.Fprintf(&b, "%s: (not in this record, or not granted)\n", f)
 			continue
 		}
+		// A JSON null decodes into a string as "" without error: it must
+		// print as null, not as an empty value (issue 24 point 6).
 		var s string
-		isText := json.Unmarshal(raw, &s) == nil && !contentladder.IsLargeBase64(s)
+		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !contentladder.IsLargeBase64(s)
 		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON
 			s = string(contentladder.SanitizeForPreview(raw, fetchFieldMinRunes))
 		}

@@ -118,3 +118,20 @@ func TestFetchNeverPresentsIngestTimeAsDate(t *testing.T) {
 		t.Errorf("title %q lacks the labelled ingest time", title)
 	}
 }
+
+// A requested field whose value is null shows null, never an empty value
+// a model would read as "" (issue 24 point 6).
+func TestFetchFieldsShowNullAsNull(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	conn := demodata.GmailPersonalConnectionID
+	id := conn + "/messages:776aa39bee6e3ef0"
+	want, _ := rsRecord(t, e.rs.URL, demodata.GmailToken, "messages", conn, "776aa39bee6e3ef0")
+	if v, ok := want["in_reply_to"]; !ok || v != nil {
+		t.Fatalf("the fixture's in_reply_to is %v, want null", v)
+	}
+	_, text := fetchDoc(t, e.c.call("fetch", map[string]any{"id": id, "fields": []string{"subject", "in_reply_to"}}))
+	if !strings.Contains(text, "in_reply_to: null\n") && !strings.HasSuffix(text, "in_reply_to: null") {
+		t.Errorf("null value not shown as null:\n%s", text)
+	}
+}
