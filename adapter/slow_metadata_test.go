@@ -76,3 +76,32 @@ func metadataRequests(rs *testenv.RS) int {
 	}
 	return n
 }
+
+// Issue 24 point 6: when the RS's search metadata cannot be read,
+// schema(stream) says the modes could not be checked (both channels) and a
+// semantic search goes to the RS instead of a false "not offered".
+func TestUnreadableSearchMetadataIsUncheckedNotAbsent(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, a)
+	c.call("schema", map[string]any{}) // the grant's schema is healthy and cached
+	rs.Server.SetFaults(&rstest.Faults{PathPrefix: "/.well-known/oauth-protected-resource", Status5xx: 503})
+	r := c.call("schema", map[string]any{"stream": "messages", "connection_id": demodata.GmailWorkConnectionID})
+	for _, page := range []string{r.text(), string(r.StructuredContent)} {
+		if r.IsError || !strings.Contains(page, "search_modes_unchecked") || !strings.Contains(page, "semantic") {
+			t.Errorf("schema(stream) does not say the modes are unchecked:\n%s", page)
+		}
+	}
+	s := c.call("search", map[string]any{"q": demodata.LongBodyTerm, "mode": "semantic"})
+	if s.IsError && strings.Contains(s.text(), "does not offer") {
+		t.Errorf("semantic search refused as not offered while unchecked:\n%s", s.text())
+	}
+}

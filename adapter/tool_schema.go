@@ -44,7 +44,11 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te := set.checkNames(a.ConnectionID, a.Stream); te != nil {
 		return set.annotate(errorResult(te))
 	}
-	view, err := set.ix.Stream(a.Stream, a.ConnectionID, s.searchModes(ctx))
+	modes, known := s.offeredModes(ctx)
+	if !known {
+		set.warns = append(set.warns, modesUncheckedWarning)
+	}
+	view, err := set.ix.Stream(a.Stream, a.ConnectionID, modes)
 	if err != nil {
 		return set.annotate(errorResult(nameError(set.ix, err, "")))
 	}
@@ -143,11 +147,23 @@ func warningLines(warns []warning) []string {
 // searchModes lists the retrieval modes the RS advertises; lexical when
 // the metadata cannot be read within prmWait (lexical is always mounted).
 func (s *Server) searchModes(ctx context.Context) []string {
+	modes, _ := s.offeredModes(ctx)
+	return modes
+}
+
+// modesUncheckedWarning says the RS's modes could not be read: semantic
+// and hybrid are then neither offered nor denied (issue 24 point 6).
+var modesUncheckedWarning = warning{Code: "search_modes_unchecked",
+	Message: `the resource server's search metadata could not be read now, so only lexical search is listed; semantic and hybrid may still be offered: try search with "mode":"semantic"`}
+
+// offeredModes is searchModes and whether the metadata was read: when it
+// was not, lexical (always mounted) is all that is known.
+func (s *Server) offeredModes(ctx context.Context) ([]string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, prmWait)
 	defer cancel()
 	prm, err := s.prm.get(ctx, s.rs)
 	if err != nil {
-		return []string{"lexical"}
+		return []string{"lexical"}, false
 	}
 	var modes []string
 	for _, m := range []string{"lexical", "semantic", "hybrid"} {
@@ -158,7 +174,7 @@ func (s *Server) searchModes(ctx context.Context) []string {
 	if len(modes) == 0 {
 		modes = []string{"lexical"}
 	}
-	return modes
+	return modes, true
 }
 
 // dedupeFullSchema keeps the RS's exhaustive document but drops what would

@@ -110,9 +110,9 @@ func (s *Server) checkSearchable(ctx context.Context, set *sourceSet, a searchAr
 	if a.Mode == "lexical" {
 		return nil // the default mode is not checked: no metadata read
 	}
-	modes := s.searchModes(ctx)
-	if contains(modes, a.Mode) {
-		return nil
+	modes, known := s.offeredModes(ctx)
+	if contains(modes, a.Mode) || !known {
+		return nil // unchecked: the RS answers for itself, never a false "not offered"
 	}
 	return newAdapterError("search_mode_unavailable",
 		fmt.Sprintf("this resource server does not offer %s search; available: %s", a.Mode, strings.Join(modes, ", ")),
