@@ -377,6 +377,56 @@ func contentJourneys(tok map[string]string) []contentJourney {
 				t.Errorf("newest 5 (-rs +text):\n%s", diff)
 			}
 		}},
+		{"refused filter → the search it names → the record", "gmail", func(t *testing.T, c *textClient) {
+			// A client-token filter is refused by the RS (D14); the refusal
+			// names a search that works, and it finds the record.
+			sender, _ := rareSender(rsRecords(t, tok["gmail"], "messages", work))
+			if sender == "" {
+				t.Fatal("no sender with 1 to 5 messages in the Work connection")
+			}
+			page, isErr := c.call("query_records", map[string]any{"stream": "messages", "connection_id": work,
+				"filter": map[string]any{"from_name": sender}})
+			if !isErr {
+				t.Fatalf("want the RS's filter refusal:\n%s", page)
+			}
+			args := namedStep(t, page, "search ")
+			hits := c.r.hits(c.must("search", args))
+			want := map[string]bool{}
+			for _, r := range rsRecords(t, tok["gmail"], "messages", work) {
+				if r.Data["from_name"] == sender {
+					want[work+"/messages:"+r.ID] = true
+				}
+			}
+			found := 0
+			for _, h := range hits {
+				if want[h.id] {
+					found++
+				}
+			}
+			if found == 0 {
+				t.Errorf("the named search %v finds none of %s's %d messages", args, sender, len(want))
+			}
+		}},
+		{"misspelt field → the name the refusal offers → the values", "gmail", func(t *testing.T, c *textClient) {
+			page, isErr := c.call("query_records", map[string]any{"stream": "messages", "connection_id": work,
+				"fields": []string{"subjet"}, "limit": 3})
+			if !isErr {
+				t.Fatalf("want an unknown-field refusal:\n%s", page)
+			}
+			var env struct {
+				NextSteps []string `json:"next_steps"`
+			}
+			_ = json.Unmarshal(hostRaw(page), &env)
+			m := regexp.MustCompile(`did you mean "([^"]+)"`).FindStringSubmatch(strings.Join(env.NextSteps, "\n"))
+			if m == nil || m[1] != "subject" {
+				t.Fatalf("the refusal offers no field, or not subject:\n%s", page)
+			}
+			recs := c.r.records(c.must("query_records", map[string]any{"stream": "messages", "connection_id": work,
+				"fields": []string{m[1]}, "limit": 3}))
+			if len(recs) != 3 || recs[0].fields["subject"] == nil {
+				t.Errorf("the corrected call's records lack subjects: %+v", recs)
+			}
+		}},
 		{"when did X email me? (from the hit list alone)", "gmail", func(t *testing.T, c *textClient) {
 			sender, dates := rareSender(rsRecords(t, tok["gmail"], "messages", work))
 			if sender == "" {
@@ -720,6 +770,30 @@ func contentJourneys(tok map[string]string) []contentJourney {
 			}
 		}},
 	}
+}
+
+// namedStep is the first of an error page's next_steps that calls tool
+// (its prefix, e.g. "search "), as arguments; the journey fails without
+// one. Both views carry the same error object.
+func namedStep(t *testing.T, page, prefix string) map[string]any {
+	t.Helper()
+	var env struct {
+		NextSteps []string `json:"next_steps"`
+	}
+	if err := json.Unmarshal(hostRaw(page), &env); err != nil {
+		t.Fatalf("error page is not JSON: %v\n%s", err, page)
+	}
+	for _, step := range env.NextSteps {
+		if i := strings.Index(step, prefix+"{"); i >= 0 {
+			var args map[string]any
+			if err := json.NewDecoder(strings.NewReader(step[i+len(prefix):])).Decode(&args); err != nil {
+				t.Fatalf("next step %q: %v", step, err)
+			}
+			return args
+		}
+	}
+	t.Fatalf("no %q step among %v", prefix, env.NextSteps)
+	return nil
 }
 
 // maxField is the first integer field (by name) whose flags offer max.
