@@ -377,6 +377,36 @@ func contentJourneys(tok map[string]string) []contentJourney {
 				t.Errorf("newest 5 (-rs +text):\n%s", diff)
 			}
 		}},
+		{"a 100-record wide page shows every record's title", "multi", func(t *testing.T, c *textClient) {
+			// Slack messages are wide (many members); without fields a page
+			// of 100 still shows each record's text first, whole or cut
+			// with …, never dropped for empty members (issue 24 point 4).
+			conn := demodata.SlackConnectionID
+			truth := map[string]string{}
+			for _, r := range rsRecords(t, tok["slack"], "messages", conn) {
+				if s, ok := r.Data["text"].(string); ok {
+					truth[conn+"/messages:"+r.ID] = s
+				}
+			}
+			recs := c.r.records(c.must("query_records", map[string]any{"stream": "messages", "connection_id": conn, "limit": 100}))
+			if len(recs) < 50 {
+				t.Fatalf("%d records on the page; the journey needs a wide page", len(recs))
+			}
+			for _, r := range recs {
+				want, ok := truth[r.id]
+				if !ok {
+					continue
+				}
+				got, _ := r.fields["text"].(string)
+				if got == "" || !strings.HasPrefix(strings.Join(strings.Fields(want), " "), strings.TrimSuffix(strings.Join(strings.Fields(got), " "), "…")) {
+					t.Errorf("%s: text shown %q, record text %q", r.id, got, want)
+				}
+				// Cut, it still says something: never a stub of a few letters.
+				if n := len([]rune(got)); n < min(24, len([]rune(want))) {
+					t.Errorf("%s: text cut to %d runes: %q", r.id, n, got)
+				}
+			}
+		}},
 		{"refused filter → the search it names → the record", "gmail", func(t *testing.T, c *textClient) {
 			// A client-token filter is refused by the RS (D14); the refusal
 			// names a search that works, and it finds the record.
