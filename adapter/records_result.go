@@ -44,13 +44,9 @@ type recordOnPage struct {
 // cut hint. warns are the call's source warnings, which the text appends
 // as lines too.
 func (p *recordPage) structured(warns []warning) recordsPageResult {
-	r := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
-		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
-		ConnectionID: p.connectionID, LimitPerConnection: p.perConnection, Warnings: p.warningLines(), Records: make([]recordOnPage, len(p.records))}
+	r := p.structuredHead()
 	r.Warnings = append(r.Warnings, warningLines(warns)...)
-	if len(p.records) > 0 {
-		r.Legend = recordRowLegend
-	}
+	r.Records = make([]recordOnPage, len(p.records))
 	for i, rec := range p.records {
 		r.Records[i] = recordOnPage{ID: rec.ID, Data: p.fittedJSON(i)}
 		if rec.Deleted {
@@ -59,6 +55,19 @@ func (p *recordPage) structured(warns []warning) recordsPageResult {
 	}
 	if p.firstCut != nil {
 		r.Cut = p.cutHint(p.firstCut.id, p.firstCut.field)
+	}
+	return r
+}
+
+// structuredHead is the page's members besides its records, the cut hint
+// and the call's source warnings: the text header's facts, its warning
+// lines and the row legend. The fit measures it, structured fills it.
+func (p *recordPage) structuredHead() recordsPageResult {
+	r := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
+		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
+		ConnectionID: p.connectionID, LimitPerConnection: p.perConnection, Warnings: p.warningLines()}
+	if len(p.records) > 0 {
+		r.Legend = recordRowLegend
 	}
 	return r
 }

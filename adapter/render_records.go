@@ -306,9 +306,8 @@ func structuredRecordFraming(r pageRecord) int {
 // structuredFraming is the bytes of structuredContent besides its records'
 // framing and data, with a cut hint of cutLen bytes.
 func (p *recordPage) structuredFraming(cutLen int) int {
-	head := recordsPageResult{Stream: p.stream, RecordsShown: len(p.records), HasMore: p.list.HasMore,
-		NextCursor: p.list.NextCursor, NextChangesSince: p.list.NextChangesSince, Count: p.countFact(),
-		ConnectionID: p.connectionID, LimitPerConnection: p.perConnection, Warnings: p.warningLines(), Legend: recordRowLegend, Records: []recordOnPage{}}
+	head := p.structuredHead()
+	head.Records = []recordOnPage{}
 	return len(head.appendJSON(nil)) + len(`,"cut":""`) + cutLen + 8 // a few escapes in the hint
 }
 
