@@ -92,8 +92,13 @@ func streamHitFields(ix *schemaindex.Index, h searchHit) hitFields {
 // cut, and a field too long for its snippet is no title — message bodies
 // carry the primary-title role in the demo manifests, and reading a
 // 50,000-character body for a 90-character title is not worth its bytes.
-func hitFieldsOf(ix *schemaindex.Index, h searchHit) hitFields {
-	f := streamHitFields(ix, h)
+func hitFieldsOf(ix *schemaindex.Index, h searchHit, byStream map[string]hitFields) hitFields {
+	key := h.ConnectionID + "\x00" + h.Ref.Stream
+	f, ok := byStream[key]
+	if !ok { // a page's hits share a few streams: pick each one's fields once
+		f = streamHitFields(ix, h)
+		byStream[key] = f
+	}
 	if f.title == h.SnippetField {
 		f.title = ""
 	}
@@ -108,9 +113,10 @@ func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *s
 	defer cancel()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
+	byStream := map[string]hitFields{}
 	for i := range p.hits {
 		h := &p.hits[i]
-		want := hitFieldsOf(ix, *h)
+		want := hitFieldsOf(ix, *h, byStream)
 		if len(want.names()) == 0 || h.grant.Bearer == "" {
 			continue
 		}
