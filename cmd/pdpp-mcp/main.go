@@ -93,6 +93,7 @@ command line wins over its variable, which wins over the default.
 
 func main() {
 	applyMemoryLimit(os.Getenv)
+	applyHeapFloor(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

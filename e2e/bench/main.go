@@ -38,8 +38,16 @@ func main() {
 	roundDur := flag.Duration("round", 1500*time.Millisecond, "length of one measuring round")
 	pairs := flag.Int("pairs", 3, "adapter/direct round pairs per concurrency level")
 	spawns := flag.Int("spawns", 20, "stdio spawns for the spawn → tools/list median")
+	soak := flag.Duration("soak", 0, "instead of the tables: run the hosted fair mix this long (for a profiler attached to the printed pid)")
+	soakClients := flag.Int("soak-clients", 1, "clients of the -soak run")
 	flag.Parse()
-	if err := run(*bin, *roundDur, *pairs, *spawns); err != nil {
+	var err error
+	if *soak > 0 {
+		err = soakRun(*bin, *soak, *soakClients)
+	} else {
+		err = run(*bin, *roundDur, *pairs, *spawns)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-e2e:", err)
 		os.Exit(1)
 	}
@@ -118,6 +126,48 @@ func run(bin string, roundDur time.Duration, pairs, spawns int) error {
 		return err
 	}
 	fmt.Printf("\nload average at end %s; total %.0f s\n", loadAvg(), time.Since(t0).Seconds())
+	return nil
+}
+
+// soakRun starts the RS and the hosted adapter, prints the adapter's pid,
+// waits two seconds (time to attach a profiler), then runs the fair mix
+// for d at the given clients and prints calls/s and CPU per call.
+func soakRun(bin string, d time.Duration, clients int) error {
+	dir, err := os.MkdirTemp("", "pdpp-bench-soak-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b := &bench{bin: bin, dir: dir, httpc: newHTTPClient(), mix: mix()}
+	defer b.stopAll()
+	if err := b.startRS(); err != nil {
+		return err
+	}
+	if err := b.startHosted(); err != nil {
+		return err
+	}
+	if err := b.calibrate(); err != nil {
+		return err
+	}
+	pid := b.hosted.pid()
+	fmt.Printf("soak: hosted pid %d; fair mix at %d clients for %s starts in 2 s\n", pid, clients, d)
+	time.Sleep(2 * time.Second)
+	h := b.hostedClient()
+	calls := b.fairCalls()
+	c0, _ := cpuTime(pid)
+	s := round(clients, len(calls), d, over(calls, func(ctx context.Context, i int) error { return h.call(ctx, b.mix[i]) }))
+	c1, _ := cpuTime(pid)
+	if s.err != nil {
+		return s.err
+	}
+	fmt.Printf("soak: %d calls, %.0f calls/s, adapter CPU/call %s ms, VmRSS %.1f MB, VmHWM %.1f MB, load avg %s\n", s.calls, s.rate(),
+		ms((c1-c0)/time.Duration(max(s.calls, 1))), float64(statusKB(pid, "VmRSS"))/1024, float64(statusKB(pid, "VmHWM"))/1024, loadAvg())
+	if keep := os.Getenv("BENCH_KEEP_STDERR"); keep != "" {
+		// The adapter's stderr (e.g. GODEBUG=gctrace=1 lines) for reading after.
+		if b, err := os.ReadFile(filepath.Join(dir, "serve.stderr")); err == nil {
+			_ = os.WriteFile(keep, b, 0o600)
+		}
+	}
 	return nil
 }
 
