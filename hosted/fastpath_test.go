@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"regexp"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,4 +80,65 @@ func jsonValueDiff(want, got []byte) string {
 		return "got is not JSON: " + err.Error() + "\n" + string(got)
 	}
 	return cmp.Diff(w, g)
+}
+
+// A page-sized tool answer leaves the door in at most two writes to the
+// connection (net/http's 4 KiB buffer, then the rest): written segment
+// by segment it took three, the envelope's last bytes alone in the third.
+func TestHostedPageAnswerInTwoWrites(t *testing.T) {
+	t.Parallel()
+	rs := testenv.StartRS(t, testenv.Options{})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
+	counted := &writeCountingListener{Listener: hs.Listener}
+	hs.Listener = counted
+	hs.Start()
+	t.Cleanup(hs.Close)
+	long := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
+	for i, call := range []string{
+		`{"name":"fetch","arguments":{"id":"` + long + `"}}`,
+		`{"name":"query_records","arguments":{"stream":"messages","limit":25,"connection_id":"` + demodata.GmailWorkConnectionID + `"}}`,
+	} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+1, call)
+		before := counted.writes.Load()
+		got := post(t, hs.URL, "Bearer "+demodata.GmailToken, body, nil)
+		writes := counted.writes.Load() - before
+		if got.Status != 200 || len(got.Body) <= 4096 {
+			t.Fatalf("%s: HTTP %d, %d bytes: want a 200 page over 4 KiB", call, got.Status, len(got.Body))
+		}
+		if writes > 2 {
+			t.Errorf("%s: a %d-byte answer took %d writes to the connection, want at most 2", call, len(got.Body), writes)
+		}
+	}
+}
+
+// writeCountingListener counts the writes to every connection it accepts.
+type writeCountingListener struct {
+	net.Listener
+	writes atomic.Int64
+}
+
+func (l *writeCountingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &writeCountingConn{Conn: c, writes: &l.writes}, nil
+}
+
+type writeCountingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *writeCountingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
 }

@@ -22,6 +22,8 @@ type heldResponse struct {
 	// results holds the tool results the adapter encoded for this
 	// request; writeTo splices them into mcp-go's answer.
 	results adapter.ResultSplicer
+	// out is where writeTo joins a spliced answer for its one Write.
+	out []byte
 }
 
 // maxPooledHeld is the largest held body kept for reuse: most answers are
@@ -50,6 +52,9 @@ func (h *heldResponse) release() {
 	h.status = 0
 	h.body.Reset()
 	h.results.Reset()
+	if cap(h.out) > maxPooledHeld {
+		h.out = nil
+	}
 	heldPool.Put(h)
 }
 
@@ -100,7 +105,14 @@ func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 		h.status = http.StatusOK
 	}
 	w.WriteHeader(h.status)
-	for _, s := range segments {
-		_, _ = w.Write(s)
+	if len(segments) == 1 {
+		_, _ = w.Write(segments[0])
+		return
 	}
+	// One Write: net/http copies what fits into its 4 KiB connection
+	// buffer and writes the rest at once, so a page goes out in two
+	// system calls; written segment by segment, the envelope's last bytes
+	// waited in the buffer for a third (seen with strace on loopback).
+	h.out = adapter.AppendSpliced(h.out[:0], segments)
+	_, _ = w.Write(h.out)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,8 +35,9 @@ func TestStdioToolAnswersMatchMCPGo(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
+	writes := &lineWrites{w: outW}
 	go func() {
-		done <- serveStdio(t.Context(), srv, inR, outW, slog.New(slog.DiscardHandler))
+		done <- serveStdio(t.Context(), srv, inR, writes, slog.New(slog.DiscardHandler))
 		_ = outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)
@@ -75,4 +77,21 @@ func TestStdioToolAnswersMatchMCPGo(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if writes.split > 0 {
+		t.Errorf("%d answers went to stdout in more than one write (one system call and one reader wake-up each)", writes.split)
+	}
+}
+
+// lineWrites passes writes on and counts those that are not exactly one
+// whole line: an answer split over several writes.
+type lineWrites struct {
+	w     io.Writer
+	split int
+}
+
+func (l *lineWrites) Write(p []byte) (int, error) {
+	if len(p) == 0 || p[len(p)-1] != '\n' || bytes.IndexByte(p, '\n') != len(p)-1 {
+		l.split++
+	}
+	return l.w.Write(p)
 }
