@@ -22,27 +22,57 @@ const (
 	hitDetailEntries = 4096
 )
 
-// hitDetailCache keeps the projected payloads hits were titled from.
+// hitDetailCache keeps what hits were titled from: the title and event
+// time text of each record's projected payload, decoded once when read.
 type hitDetailCache struct {
-	c *softcache.Cache[json.RawMessage]
+	c *softcache.Cache[hitDetail]
+}
+
+// hitDetail is one record's title and event-time text as a hit shows
+// them ("" when the record has none).
+type hitDetail struct {
+	title, time string
 }
 
 func newHitDetailCache(now func() time.Time) *hitDetailCache {
-	return &hitDetailCache{c: softcache.New[json.RawMessage](softcache.Options{
+	return &hitDetailCache{c: softcache.New[hitDetail](softcache.Options{
 		TTL: hitDetailTTL, ErrorTTL: -1, MaxEntries: hitDetailEntries, FetchTimeout: hitDetailBudget, Now: now,
 	})}
 }
 
-// read is hit h's record projected to fields, from the cache or the RS.
-// Concurrent reads of one record share one RS call.
-func (s *Server) readHitDetail(ctx context.Context, h *searchHit, fields []string) (json.RawMessage, error) {
-	key := strings.Join(append([]string{h.grant.Key, h.ConnectionID, h.Ref.Stream, h.Ref.RecordID}, fields...), "\x00")
-	return s.hitDetails.c.Get(ctx, key, func(ctx context.Context) (json.RawMessage, time.Time, error) {
+// hitDetailKey is the cache key of hit h's record read for want: the
+// token's key, the record, the fields asked.
+func hitDetailKey(h *searchHit, want hitFields) string {
+	return strings.Join([]string{h.grant.Key, h.ConnectionID, h.Ref.Stream, h.Ref.RecordID, want.title, want.time}, "\x00")
+}
+
+// readHitDetail is hit h's title and event time read for want, from the
+// cache or the RS. Concurrent reads of one record share one RS call.
+func (s *Server) readHitDetail(ctx context.Context, h *searchHit, want hitFields, key string) (hitDetail, error) {
+	return s.hitDetails.c.Get(ctx, key, func(ctx context.Context) (hitDetail, time.Time, error) {
 		rec, _, err := s.rs.Record(ctx, h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
-			ConnectionID: h.ConnectionID, Fields: fields})
+			ConnectionID: h.ConnectionID, Fields: want.names()})
 		if err != nil {
-			return nil, time.Time{}, err
+			return hitDetail{}, time.Time{}, err
 		}
-		return rec.Data, time.Time{}, nil
+		return decodeHitDetail(rec.Data, want), time.Time{}, nil
 	})
+}
+
+// decodeHitDetail is the title and event-time text of a projected
+// payload; a payload that is not an object gives neither. The strings are
+// copies: the cache never holds on to an RS answer's body.
+func decodeHitDetail(data json.RawMessage, want hitFields) hitDetail {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return hitDetail{}
+	}
+	var d hitDetail
+	if want.time != "" {
+		d.time = scalarText(m[want.time])
+	}
+	if want.title != "" {
+		d.title = scalarText(m[want.title])
+	}
+	return d
 }

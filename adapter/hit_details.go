@@ -107,49 +107,56 @@ func hitFieldsOf(ix *schemaindex.Index, h searchHit, byStream map[string]hitFiel
 
 // fillHitDetails reads the title and event time of every hit on the page
 // that lacks one, and retitles it. Failures leave the fallback title.
+// Hits whose record was read in the last hitDetailTTL are titled from the
+// cache at once; only the others start a read (a repeated or paged search
+// starts none).
 func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *searchPage) {
 	budget := min(hitDetailBudget, s.cfg.SourceTimeout)
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
+	var sem chan struct{}
 	byStream := map[string]hitFields{}
 	for i := range p.hits {
 		h := &p.hits[i]
 		want := hitFieldsOf(ix, *h, byStream)
-		if len(want.names()) == 0 || h.grant.Bearer == "" {
+		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		key := hitDetailKey(h, want)
+		if d, err, ok := s.hitDetails.c.Peek(key); ok {
+			if err == nil {
+				h.applyDetails(d, want, ix)
+			}
+			continue
+		}
+		if sem == nil {
+			sem = make(chan struct{}, s.cfg.FanOutConcurrency)
+		}
+		wg.Go(func() {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 			defer func() { <-sem }()
-			data, err := s.readHitDetail(ctx, h, want.names())
+			d, err := s.readHitDetail(ctx, h, want, key)
 			if err != nil {
 				return // the fallback title stays
 			}
-			h.applyDetails(data, want, ix)
-		}()
+			h.applyDetails(d, want, ix)
+		})
 	}
 	wg.Wait()
 }
 
 // applyDetails sets the hit's title and event time from its record's
-// projected payload.
-func (h *searchHit) applyDetails(data json.RawMessage, want hitFields, ix *schemaindex.Index) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return
+// title and event-time text.
+func (h *searchHit) applyDetails(d hitDetail, want hitFields, ix *schemaindex.Index) {
+	if d.time != "" {
+		h.EventTime, _ = contentladder.TruncateRunes(oneLine(d.time), maxEventTime)
 	}
-	if t := scalarText(m[want.time]); t != "" {
-		h.EventTime, _ = contentladder.TruncateRunes(oneLine(t), maxEventTime)
-	}
-	if title := oneLine(scalarText(m[want.title])); want.title != "" && title != "" {
+	if title := oneLine(d.title); want.title != "" && title != "" {
 		h.Title = title
 		return
 	}

@@ -141,6 +141,7 @@ const maxHitLabel = 40
 type searchLayout struct {
 	warnings []string   // the text's warning lines, without their newline
 	shown    []hitShown // per hit, in page order
+	lines    []hitLine  // per hit, prepared once for fitting and text
 }
 
 // hitShown is what one hit shows: the title and snippet as cut to fit.
@@ -173,20 +174,23 @@ func (p *searchPage) layout() *searchLayout {
 	lines := make([]hitLine, len(p.hits))
 	natural := make([]int, len(p.hits))
 	floor := make([]int, len(p.hits))
+	labels := make([]int, len(p.hits))
 	for i, h := range p.hits {
 		lines[i] = h.hitLine(i)
-		natural[i] = len(lines[i].render(searchResultSnippet)) + hitJSONExtra + len(h.label())
-		floor[i] = len(lines[i].render(0)) + hitJSONExtra + len(h.label())
+		labels[i] = len(h.label())
+		natural[i] = len(lines[i].render(searchResultSnippet)) + hitJSONExtra + labels[i]
+		floor[i] = len(lines[i].render(0)) + hitJSONExtra + labels[i]
 	}
+	l.lines = lines
 	room := searchTextBudget(len(p.hits)) - max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
 	for _, w := range l.warnings {
 		room -= len(w) + 8
 	}
 	sizes, ok := shareBudget(natural, floor, room)
-	for i, h := range p.hits {
+	for i := range p.hits {
 		n := 0 // unreachable with bounded ids and titles; never drop a hit
 		if ok {
-			n = lines[i].fitRunes(sizes[i] - hitJSONExtra - len(h.label()))
+			n = lines[i].fitRunes(sizes[i] - hitJSONExtra - labels[i])
 		}
 		l.shown[i] = lines[i].shown(n)
 	}
@@ -236,8 +240,8 @@ func (p *searchPage) text(a searchArgs) string {
 	if len(p.hits) == 0 {
 		return b.String()
 	}
-	for i, h := range p.hits {
-		b.WriteString(h.hitLine(i).line(l.shown[i]))
+	for i := range p.hits {
+		b.WriteString(l.lines[i].line(l.shown[i]))
 	}
 	b.WriteString(searchFooter)
 	return b.String()
