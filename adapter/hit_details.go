@@ -78,12 +78,30 @@ func orName(have, n string) string {
 	return n
 }
 
-// streamHitFields is the title and event-time fields of hit h's stream.
-func streamHitFields(ix *schemaindex.Index, h searchHit) hitFields {
-	if ix == nil {
+// streamFields picks each (connection, stream)'s title and event-time
+// fields once per page: a page's hits share a few streams, and picking
+// ranks every field name of the stream.
+type streamFields struct {
+	ix *schemaindex.Index
+	m  map[string]hitFields
+}
+
+func newStreamFields(ix *schemaindex.Index) *streamFields {
+	return &streamFields{ix: ix, m: map[string]hitFields{}}
+}
+
+// of is the title and event-time fields of hit h's stream.
+func (f *streamFields) of(h searchHit) hitFields {
+	if f == nil || f.ix == nil {
 		return hitFields{}
 	}
-	return pickHitFields(ix.FieldRoles(h.Ref.Stream, h.ConnectionID), ix.FieldNames(h.Ref.Stream, h.ConnectionID))
+	key := h.ConnectionID + "\x00" + h.Ref.Stream
+	got, ok := f.m[key]
+	if !ok {
+		got = pickHitFields(f.ix.FieldRoles(h.Ref.Stream, h.ConnectionID), f.ix.FieldNames(h.Ref.Stream, h.ConnectionID))
+		f.m[key] = got
+	}
+	return got
 }
 
 // hitFieldsOf is what to read of hit h: its stream's title and
@@ -92,13 +110,8 @@ func streamHitFields(ix *schemaindex.Index, h searchHit) hitFields {
 // cut, and a field too long for its snippet is no title — message bodies
 // carry the primary-title role in the demo manifests, and reading a
 // 50,000-character body for a 90-character title is not worth its bytes.
-func hitFieldsOf(ix *schemaindex.Index, h searchHit, byStream map[string]hitFields) hitFields {
-	key := h.ConnectionID + "\x00" + h.Ref.Stream
-	f, ok := byStream[key]
-	if !ok { // a page's hits share a few streams: pick each one's fields once
-		f = streamHitFields(ix, h)
-		byStream[key] = f
-	}
+func hitFieldsOf(fields *streamFields, h searchHit) hitFields {
+	f := fields.of(h)
 	if f.title == h.SnippetField {
 		f.title = ""
 	}
@@ -110,23 +123,22 @@ func hitFieldsOf(ix *schemaindex.Index, h searchHit, byStream map[string]hitFiel
 // Hits whose record was read in the last hitDetailTTL are titled from the
 // cache at once; only the others start a read (a repeated or paged search
 // starts none).
-func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *searchPage) {
+func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage) {
 	budget := min(hitDetailBudget, s.cfg.SourceTimeout)
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	var wg sync.WaitGroup
 	var sem chan struct{}
-	byStream := map[string]hitFields{}
 	for i := range p.hits {
 		h := &p.hits[i]
-		want := hitFieldsOf(ix, *h, byStream)
+		want := hitFieldsOf(fields, *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
 		key := hitDetailKey(h, want)
 		if d, err, ok := s.hitDetails.c.Peek(key); ok {
 			if err == nil {
-				h.applyDetails(d, want, ix)
+				h.applyDetails(d, want, fields)
 			}
 			continue
 		}
@@ -144,7 +156,7 @@ func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *s
 			if err != nil {
 				return // the fallback title stays
 			}
-			h.applyDetails(d, want, ix)
+			h.applyDetails(d, want, fields)
 		})
 	}
 	wg.Wait()
@@ -152,7 +164,7 @@ func (s *Server) fillHitDetails(ctx context.Context, ix *schemaindex.Index, p *s
 
 // applyDetails sets the hit's title and event time from its record's
 // title and event-time text.
-func (h *searchHit) applyDetails(d hitDetail, want hitFields, ix *schemaindex.Index) {
+func (h *searchHit) applyDetails(d hitDetail, want hitFields, fields *streamFields) {
 	if d.time != "" {
 		h.EventTime, _ = contentladder.TruncateRunes(oneLine(d.time), maxEventTime)
 	}
@@ -160,7 +172,7 @@ func (h *searchHit) applyDetails(d hitDetail, want hitFields, ix *schemaindex.In
 		h.Title = title
 		return
 	}
-	h.Title = hitTitle(*h, ix) // with the event time now read
+	h.Title = hitTitle(*h, fields) // with the event time now read
 }
 
 // scalarText is a JSON string's text or a number's literal; "" for

@@ -11,7 +11,6 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // Search rendering bounds.
@@ -35,12 +34,12 @@ type searchHit struct {
 	grant     Grant // the grant the hit came through: its title read uses it
 }
 
-func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) searchHit {
+func newSearchHit(h rsclient.SearchHit, fields *streamFields, base string) searchHit {
 	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
 	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
 		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, EventTime: h.AuthoredAt, URL: recordURL(base, ref)}
-	if ix != nil {
-		if src, ok := ix.Connection(h.ConnectionID); ok {
+	if fields != nil && fields.ix != nil {
+		if src, ok := fields.ix.Connection(h.ConnectionID); ok {
 			if out.ConnectorKey == "" {
 				out.ConnectorKey = src.ConnectorKey
 			}
@@ -53,7 +52,7 @@ func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) sear
 		out.SnippetField = h.Snippet.Field
 		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
 	}
-	out.Title = hitTitle(out, ix)
+	out.Title = hitTitle(out, fields)
 	return out
 }
 
@@ -61,8 +60,8 @@ func newSearchHit(h rsclient.SearchHit, ix *schemaindex.Index, base string) sear
 // primary-title field, else source / stream / event time — never the
 // snippet of body text. fillHitDetails replaces it with the
 // record's title field where it can read one.
-func hitTitle(h searchHit, ix *schemaindex.Index) string {
-	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && streamHitFields(ix, h).title == h.SnippetField {
+func hitTitle(h searchHit, fields *streamFields) string {
+	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && fields.of(h).title == h.SnippetField {
 		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
 			return t
 		}

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // maxRSPage is the RS's largest search page.
@@ -60,8 +59,9 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
 		return nil, te
 	}
-	taken := page.takeHits(reads, sources, a.Limit, set.ix, s.rs.BaseURL())
-	s.fillHitDetails(ctx, set.ix, page)
+	fields := newStreamFields(set.ix)
+	taken := page.takeHits(reads, sources, a.Limit, fields, s.rs.BaseURL())
+	s.fillHitDetails(ctx, fields, page)
 	page.hasMore = advanceAll(state, reads, taken)
 	if page.hasMore {
 		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
@@ -159,7 +159,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 
 // takeHits puts the best limit hits of all sources on the page and
 // returns how many each source gave.
-func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, ix *schemaindex.Index, baseURL string) []int {
+func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, fields *streamFields, baseURL string) []int {
 	lists := make([][]candidate, len(reads))
 	for i, r := range reads {
 		lists[i] = r.cands
@@ -167,7 +167,7 @@ func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit 
 	taken := make([]int, len(reads))
 	for _, c := range rankMerge(lists, limit) {
 		taken[c.source]++
-		h := newSearchHit(c.hit, ix, baseURL)
+		h := newSearchHit(c.hit, fields, baseURL)
 		h.grant = sources[c.source].grant
 		p.hits = append(p.hits, h)
 	}
