@@ -109,6 +109,10 @@ func decodeObject(body []byte, v any) error {
 	return jsonv2.Unmarshal(t, v, decodeOptions)
 }
 
+// decodeValue decodes one JSON value (any kind) into v with decodeObject's
+// options.
+func decodeValue(b []byte, v any) error { return jsonv2.Unmarshal(b, v, decodeOptions) }
+
 // decodeOptions: encoding/json's semantics, RawMessage members in place.
 // Built once: an Unmarshalers value caches per type, so a fresh one per
 // call would cost a dozen allocations.

@@ -161,12 +161,20 @@ func TestDecodeSearchHitsAndAggregations(t *testing.T) {
 			RecordURL: "/v1/streams/messages/records/C0123456789%3A1714032900.000002", EmittedAt: "2026-04-24T12:05:10.221Z",
 			AuthoredAt: "2026-04-24T12:01:40Z", DisplayName: "Acme Slack", MatchedFields: []string{"text"},
 			Snippet:          &Snippet{Field: "text", Text: "This is a <mark>threaded</mark> reply."},
-			EvidenceExcerpts: []EvidenceExcerpt{{FieldPath: "text", PreviewText: "a <mark>threaded</mark>", Provenance: "lexical_match", Truncated: true}},
+			EvidenceExcerpts: json.RawMessage(`[{"field_path":"text","object":"evidence_excerpt","preview_text":"a <mark>threaded</mark>","provenance":"lexical_match","truncated":true,"read":{"method":"GET"}}]`),
 			Score:            json.RawMessage(`{"kind":"bm25","order":"lower_is_better","value":-7.4213}`)}},
 		Meta: Meta{Count: Count{Value: i64p(38), Bare: true}, CountAccuracy: "exact", Warnings: []Warning{},
 			Recall: &Recall{Complete: boolp(true), RankingScope: "all_matches", RankedCandidateCount: intp(38), SourcesSearchedCount: intp(2)}}}
 	if diff := cmp.Diff(wantLex, page); diff != "" {
 		t.Errorf("lexical (-want +got):\n%s", diff)
+	}
+	excerpts, err := page.Data[0].Excerpts()
+	wantExcerpts := []EvidenceExcerpt{{FieldPath: "text", PreviewText: "a <mark>threaded</mark>", Provenance: "lexical_match", Truncated: true}}
+	if diff := cmp.Diff(wantExcerpts, excerpts); err != nil || diff != "" {
+		t.Errorf("Excerpts() error %v, (-want +got):\n%s", err, diff)
+	}
+	if _, err := (SearchHit{EvidenceExcerpts: json.RawMessage(`"not a list"`)}).Excerpts(); err == nil {
+		t.Error("Excerpts() of a string: no error")
 	}
 
 	page, _, err = c.Search(t.Context(), testBearer, SearchQuery{Mode: ModeHybrid, Q: "x"})

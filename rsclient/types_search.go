@@ -1,6 +1,9 @@
 package rsclient
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // SearchPage is the answer of the three search routes.
 type SearchPage struct {
@@ -26,9 +29,26 @@ type SearchHit struct {
 	MatchedFields    []string          `json:"matched_fields,omitempty"`
 	RetrievalSources []string          `json:"retrieval_sources,omitempty"`
 	Snippet          *Snippet          `json:"snippet,omitempty"`
-	EvidenceExcerpts []EvidenceExcerpt `json:"evidence_excerpts,omitempty"`
-	Score            json.RawMessage   `json:"score,omitempty"`
-	Scores           json.RawMessage   `json:"scores,omitempty"`
+	// EvidenceExcerpts is the evidence list verbatim (the body's own
+	// bytes, validated JSON; Excerpts decodes it). The real RS repeats
+	// each hit's snippet in its excerpt, and decoding those previews into
+	// strings nobody reads was a third of a search page's decoding.
+	EvidenceExcerpts json.RawMessage `json:"evidence_excerpts,omitempty"`
+	Score            json.RawMessage `json:"score,omitempty"`
+	Scores           json.RawMessage `json:"scores,omitempty"`
+}
+
+// Excerpts decodes the hit's evidence excerpts: nil when absent or null,
+// an error when they are not a list of excerpt objects.
+func (h SearchHit) Excerpts() ([]EvidenceExcerpt, error) {
+	if len(h.EvidenceExcerpts) == 0 {
+		return nil, nil
+	}
+	var out []EvidenceExcerpt
+	if err := decodeValue(h.EvidenceExcerpts, &out); err != nil {
+		return nil, fmt.Errorf("evidence_excerpts: %w", err)
+	}
+	return out, nil
 }
 
 // Snippet is a hit's highlighted excerpt (lexical snippets carry
