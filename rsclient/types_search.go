@@ -17,18 +17,18 @@ type SearchPage struct {
 // SearchHit is one search result. Score (lexical, semantic) and Scores
 // (hybrid) are kept verbatim.
 type SearchHit struct {
-	ConnectorID      string            `json:"connector_id,omitempty"`
-	ConnectionID     string            `json:"connection_id,omitempty"`
-	Stream           string            `json:"stream"`
-	RecordKey        string            `json:"record_key"`
-	RecordURL        string            `json:"record_url,omitempty"`
-	EmittedAt        string            `json:"emitted_at,omitempty"`
-	AuthoredAt       string            `json:"authored_at,omitempty"`
-	DisplayName      string            `json:"display_name,omitempty"`
-	RetrievalMode    string            `json:"retrieval_mode,omitempty"`
-	MatchedFields    []string          `json:"matched_fields,omitempty"`
-	RetrievalSources []string          `json:"retrieval_sources,omitempty"`
-	Snippet          *Snippet          `json:"snippet,omitempty"`
+	ConnectorID      string   `json:"connector_id,omitempty"`
+	ConnectionID     string   `json:"connection_id,omitempty"`
+	Stream           string   `json:"stream"`
+	RecordKey        string   `json:"record_key"`
+	RecordURL        string   `json:"record_url,omitempty"`
+	EmittedAt        string   `json:"emitted_at,omitempty"`
+	AuthoredAt       string   `json:"authored_at,omitempty"`
+	DisplayName      string   `json:"display_name,omitempty"`
+	RetrievalMode    string   `json:"retrieval_mode,omitempty"`
+	MatchedFields    []string `json:"matched_fields,omitempty"`
+	RetrievalSources []string `json:"retrieval_sources,omitempty"`
+	Snippet          *Snippet `json:"snippet,omitempty"`
 	// EvidenceExcerpts is the evidence list verbatim (the body's own
 	// bytes, validated JSON; Excerpts decodes it). The real RS repeats
 	// each hit's snippet in its excerpt, and decoding those previews into
