@@ -255,6 +255,10 @@ type hitLine struct {
 	label   string // " (<source>)" or ""
 	field   string // " <matched field>: " or ""
 	snippet contentladder.Marked
+	// full is the title as shown at any snippet length from
+	// searchTitleRunes on (cut to searchTitleRunes, with its event time),
+	// quotedFull its quoted form: worked out once, not at every probe.
+	full, quotedFull string
 	// fixed is the line's end when it does not depend on the length:
 	// no matched field (""), or the match is the title itself.
 	fixed    string
@@ -278,6 +282,9 @@ func (h searchHit) hitLine(i int) hitLine {
 	default:
 		l.field, l.snippet = " "+h.SnippetField+": ", contentladder.ParseMarked(oneLine(h.Snippet))
 	}
+	full, _ := contentladder.TruncateRunes(l.title, searchTitleRunes)
+	l.full = full + l.when
+	l.quotedFull = strconv.Quote(l.full)
 	return l
 }
 
@@ -297,11 +304,11 @@ func (l hitLine) render(n int) string { return l.line(l.shown(n)) }
 // stub; its event time never). A match on the title itself shows "(the
 // title)".
 func (l hitLine) shown(n int) hitShown {
-	title, _ := contentladder.TruncateRunes(l.title, searchTitleRunes)
+	title := l.full
 	if n < searchTitleRunes {
 		title, _ = contentladder.TruncateRunes(l.title, max(24, n))
+		title += l.when
 	}
-	title += l.when
 	switch {
 	case l.hasFixed && l.fixed == "":
 		return hitShown{title: title}
@@ -320,7 +327,11 @@ const theTitle = "(the title)"
 // line writes the text line of a hit as shown: number, fetch id, quoted
 // title, source label, and the matched field with its snippet.
 func (l hitLine) line(s hitShown) string {
-	out := l.head + strconv.Quote(s.title) + l.label
+	quoted := l.quotedFull
+	if s.title != l.full {
+		quoted = strconv.Quote(s.title)
+	}
+	out := l.head + quoted + l.label
 	if l.hasFixed {
 		return out + l.fixed
 	}

@@ -98,7 +98,8 @@ func TruncateMarked(s string, n int) (string, bool) { return ParseMarked(s).Trun
 // hits tries a dozen per hit).
 type Marked struct {
 	toks    []markToken
-	visible int // runes of text, tags not counted
+	visible int    // runes of text, tags not counted
+	whole   string // the snippet uncut, repaired: Truncate for any n >= visible
 }
 
 // ParseMarked splits s (invalid UTF-8 becomes U+FFFD) for Truncate.
@@ -109,21 +110,24 @@ func ParseMarked(s string) Marked {
 			m.visible += utf8.RuneCountInString(t.text)
 		}
 	}
+	// Fitting asks for the whole snippet first and most snippets fit
+	// whole: rendered once here, not at every such ask.
+	m.whole = renderMarks(dropTrailingOpens(balancedPrefix(m.toks, m.visible)), false)
 	return m
 }
 
 // Truncate is TruncateMarked of the parsed snippet.
 func (m Marked) Truncate(n int) (string, bool) {
 	cut := m.visible > n
-	if cut && n <= 0 {
+	if !cut {
+		return m.whole, false
+	}
+	if n <= 0 {
 		return "", true
 	}
-	budget := m.visible
-	if cut {
-		budget = max(n-1, 0) // the Ellipsis is one of the n runes
-	}
+	budget := max(n-1, 0) // the Ellipsis is one of the n runes
 	out := dropTrailingOpens(balancedPrefix(m.toks, budget))
-	return renderMarks(out, cut), cut
+	return renderMarks(out, true), true
 }
 
 // balancedPrefix keeps tokens until budget runes of text are spent, cutting
