@@ -66,7 +66,7 @@ func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any
 	var sp adapter.ResultSplicer
 	ctx := adapter.WithResultSplicer(context.Background(), &sp)
 	env, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg)) // warm caches
-	sp.Splice(env)
+	sp.Join(env)
 	var before int64
 	if len(calls) > 0 {
 		before = calls[0].Load()
@@ -76,7 +76,7 @@ func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any
 	n := 0
 	for b.Loop() {
 		env, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg))
-		b.SetBytes(int64(adapter.SplicedLen(sp.Splice(env))))
+		b.SetBytes(int64(len(sp.Join(env))))
 		n++
 	}
 	if len(calls) > 0 && n > 0 {

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -22,7 +21,7 @@ func EncodeBothWays(t testing.TB, sp *ResultSplicer, stashed *[]*mcp.CallToolRes
 	if err != nil {
 		t.Fatalf("marshal response: %v", err)
 	}
-	fast := bytes.Join(sp.Splice(TypedErrors(raw)), nil)
+	fast := sp.Join(TypedErrors(raw))
 	if len(*stashed) == 0 {
 		return fast
 	}

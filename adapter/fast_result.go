@@ -45,11 +45,27 @@ type ResultSplicer struct {
 	observe func(res *mcp.CallToolResult)
 }
 
-// heldResult is one encoded result, by its placeholder number.
+// heldResult is one encoded result, by its placeholder number: buf holds
+// envelopeRoom free bytes, then the members ("content":[…],
+// "structuredContent":…,"isError":true), then free capacity, so that Join
+// can write the envelope around the members in place.
 type heldResult struct {
-	n       uint64
-	members []byte // "content":[…],"structuredContent":…,"isError":true
+	n   uint64
+	buf []byte
 }
+
+// members is the result's encoded members.
+func (h heldResult) members() []byte { return h.buf[envelopeRoom:] }
+
+// envelopeRoom and envelopeTail are the bytes a result is encoded with
+// before and after its members, for the JSON-RPC envelope mcp-go writes
+// around them (`{"jsonrpc":"2.0","id":7,"result":{` and `}}` with a
+// newline for stdio: a few dozen bytes). A longer envelope (a long
+// request id) is joined into a new buffer instead.
+const (
+	envelopeRoom = 128
+	envelopeTail = 64
+)
 
 type splicerKey struct{}
 
@@ -94,7 +110,12 @@ var placeholderPre, placeholderPost = func() ([]byte, []byte) {
 // stash encodes res and returns the placeholder mcp-go answers with; res
 // itself when it carries anything the fast encoder does not write.
 func (sp *ResultSplicer) stash(res *mcp.CallToolResult) *mcp.CallToolResult {
-	members, ok := appendResultMembers(nil, res)
+	structured, ok := structuredJSON(res)
+	if !ok {
+		return res
+	}
+	buf := make([]byte, envelopeRoom, envelopeRoom+contentSize(res.Content)+len(structured)+64+envelopeTail)
+	buf, ok = appendResultMembers(buf, res)
 	if !ok {
 		return res
 	}
@@ -104,13 +125,13 @@ func (sp *ResultSplicer) stash(res *mcp.CallToolResult) *mcp.CallToolResult {
 	sp.mu.Lock()
 	sp.next++
 	n := sp.next
-	sp.held = append(sp.held, heldResult{n: n, members: members})
+	sp.held = append(sp.held, heldResult{n: n, buf: buf})
 	sp.mu.Unlock()
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(markerPrefix + strconv.FormatUint(n, 10))}}
 }
 
 // take removes and returns the result held under n.
-func (sp *ResultSplicer) take(n uint64) ([]byte, bool) {
+func (sp *ResultSplicer) take(n uint64) (heldResult, bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	for i, h := range sp.held {
@@ -118,10 +139,10 @@ func (sp *ResultSplicer) take(n uint64) ([]byte, bool) {
 			sp.held[i] = sp.held[len(sp.held)-1]
 			sp.held[len(sp.held)-1] = heldResult{}
 			sp.held = sp.held[:len(sp.held)-1]
-			return h.members, true
+			return h, true
 		}
 	}
-	return nil, false
+	return heldResult{}, false
 }
 
 // pending reports whether any result waits for its answer.
@@ -140,45 +161,85 @@ func (sp *ResultSplicer) Reset() {
 	sp.held = sp.held[:0]
 }
 
-// Splice returns msg, one outgoing message (or several), as segments to
-// write in order: each placeholder's content member replaced by its held
-// result's members. A message without placeholders is the one segment
-// msg. The segments share msg and the held bytes.
-func (sp *ResultSplicer) Splice(msg []byte) [][]byte {
+// Join returns msg, one outgoing message (or several), with each
+// placeholder's content member replaced by its held result's members, as
+// one buffer for one write. A message without placeholders is msg itself.
+// A message with one placeholder — every tools/call answer — is written
+// in place around the held result's bytes when its envelope fits the room
+// they were encoded with: no copy of the result. The buffer may share msg
+// and the held bytes.
+func (sp *ResultSplicer) Join(msg []byte) []byte {
 	if !sp.pending() {
-		return [][]byte{msg}
+		return msg
 	}
+	if i, end, n, ok := placeholderAt(msg); ok && !bytes.Contains(msg[end:], placeholderPre) {
+		if h, ok := sp.take(n); ok {
+			return h.wrap(msg[:i], msg[end:])
+		}
+	}
+	segments := sp.segments(msg)
+	return appendSpliced(make([]byte, 0, splicedLen(segments)), segments)
+}
+
+// wrap is pre, the members, post: in place when pre fits the room before
+// the members and post the capacity after them, else in a new buffer.
+func (h heldResult) wrap(pre, post []byte) []byte {
+	if len(pre) <= envelopeRoom && cap(h.buf)-len(h.buf) >= len(post) {
+		start := envelopeRoom - len(pre)
+		copy(h.buf[start:], pre)
+		return append(h.buf, post...)[start:]
+	}
+	return appendSpliced(make([]byte, 0, len(pre)+len(h.buf)-envelopeRoom+len(post)), [][]byte{pre, h.members(), post})
+}
+
+// placeholderAt finds the first placeholder in msg: its content member
+// spans msg[i:end] and holds result n. i is -1 when msg has no
+// placeholderPre; ok is false when the first one is not followed by a
+// number and placeholderPost.
+func placeholderAt(msg []byte) (i, end int, n uint64, ok bool) {
+	i = bytes.Index(msg, placeholderPre)
+	if i < 0 {
+		return -1, 0, 0, false
+	}
+	numStart := i + len(placeholderPre)
+	numEnd := numStart
+	for numEnd < len(msg) && msg[numEnd] >= '0' && msg[numEnd] <= '9' {
+		numEnd++
+	}
+	n, err := strconv.ParseUint(string(msg[numStart:numEnd]), 10, 64)
+	if err != nil || !bytes.HasPrefix(msg[numEnd:], placeholderPost) {
+		return i, 0, 0, false
+	}
+	return i, numEnd + len(placeholderPost), n, true
+}
+
+// segments is msg as segments to write in order: each placeholder's
+// content member replaced by its held result's members (a placeholder
+// nothing is held for stays as it is). The segments share msg and the
+// held bytes.
+func (sp *ResultSplicer) segments(msg []byte) [][]byte {
 	var out [][]byte
 	for {
-		i := bytes.Index(msg, placeholderPre)
+		i, end, n, ok := placeholderAt(msg)
 		if i < 0 {
 			break
 		}
-		numStart := i + len(placeholderPre)
-		numEnd := numStart
-		for numEnd < len(msg) && msg[numEnd] >= '0' && msg[numEnd] <= '9' {
-			numEnd++
+		if ok {
+			if h, held := sp.take(n); held {
+				out = append(out, msg[:i], h.members())
+				msg = msg[end:]
+				continue
+			}
 		}
-		n, err := strconv.ParseUint(string(msg[numStart:numEnd]), 10, 64)
-		if err != nil || !bytes.HasPrefix(msg[numEnd:], placeholderPost) {
-			out = append(out, msg[:numStart])
-			msg = msg[numStart:]
-			continue
-		}
-		members, ok := sp.take(n)
-		if !ok {
-			out = append(out, msg[:numStart])
-			msg = msg[numStart:]
-			continue
-		}
-		out = append(out, msg[:i], members)
-		msg = msg[numEnd+len(placeholderPost):]
+		cut := i + len(placeholderPre)
+		out = append(out, msg[:cut])
+		msg = msg[cut:]
 	}
 	return append(out, msg)
 }
 
-// SplicedLen is the total length of segments.
-func SplicedLen(segments [][]byte) int {
+// splicedLen is the total length of segments.
+func splicedLen(segments [][]byte) int {
 	n := 0
 	for _, s := range segments {
 		n += len(s)
@@ -287,25 +348,17 @@ type splicingWriter struct {
 
 // Write writes the spliced message with one Write: a message in three
 // writes cost three system calls on the stdout pipe, and the reader three
-// wake-ups (copying a page-sized answer costs a microsecond, a pipe
-// write tens).
+// wake-ups.
 func (s splicingWriter) Write(p []byte) (int, error) {
-	segments := s.sp.Splice(p)
-	var out []byte
-	if len(segments) == 1 {
-		out = segments[0]
-	} else {
-		out = AppendSpliced(make([]byte, 0, SplicedLen(segments)), segments)
-	}
-	if _, err := s.w.Write(out); err != nil {
+	if _, err := s.w.Write(s.sp.Join(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-// AppendSpliced appends segments to dst in order: one buffer for one
+// appendSpliced appends segments to dst in order: one buffer for one
 // write.
-func AppendSpliced(dst []byte, segments [][]byte) []byte {
+func appendSpliced(dst []byte, segments [][]byte) []byte {
 	for _, seg := range segments {
 		dst = append(dst, seg...)
 	}

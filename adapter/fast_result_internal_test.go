@@ -28,7 +28,7 @@ func fastAndMCPGo(t *testing.T, res *mcp.CallToolResult) (fast, slow []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast = bytes.Join(sp.Splice(env), nil)
+	fast = sp.Join(env)
 	if slow, err = json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(7), res)); err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +106,9 @@ func TestFastPathCheckCatchesWrongEncodings(t *testing.T) {
 	} {
 		var sp ResultSplicer
 		placeholder := sp.stash(res)
-		sp.held[0].members = wrong
+		sp.held[0].buf = append(make([]byte, envelopeRoom), wrong...)
 		env, _ := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(7), placeholder))
-		if JSONValueDiff(slow, bytes.Join(sp.Splice(env), nil)) == "" {
+		if JSONValueDiff(slow, sp.Join(env)) == "" {
 			t.Errorf("%s: not caught", name)
 		}
 	}
@@ -127,18 +127,18 @@ func TestSpliceReplacesHeldPlaceholdersOnly(t *testing.T) {
 		return string(raw)
 	}
 	plain := `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`
-	if got := sp.Splice([]byte(plain)); len(got) != 1 || string(got[0]) != plain {
+	if got := sp.Join([]byte(plain)); string(got) != plain {
 		t.Errorf("a message without placeholder: %q", got)
 	}
 	unknown := strings.Replace(enc(3, a), markerPrefix+"1", markerPrefix+"99", 1)
 	malformed := strings.Replace(enc(4, a), markerPrefix+"1", markerPrefix+"x1", 1)
 	for _, msg := range []string{unknown, malformed} {
-		if got := string(bytes.Join(sp.Splice([]byte(msg)), nil)); got != msg {
+		if got := string(sp.Join([]byte(msg))); got != msg {
 			t.Errorf("changed %s\nto %s", msg, got)
 		}
 	}
 	both := enc(1, a) + "\n" + enc(2, b) + "\n"
-	got := string(bytes.Join(sp.Splice([]byte(both)), nil))
+	got := string(sp.Join([]byte(both)))
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != 2 || strings.Contains(got, markerPrefix) {
 		t.Fatalf("two answers in one write: %s", got)
@@ -156,7 +156,44 @@ func TestSpliceReplacesHeldPlaceholdersOnly(t *testing.T) {
 	if diff := cmp.Diff([]any{"A", false, true}, []any{r1.Result.Content[0].Text, r1.Result.IsError, r2.Result.IsError}); diff != "" {
 		t.Errorf("spliced answers (-want +got):\n%s", diff)
 	}
-	if again := string(bytes.Join(sp.Splice([]byte(enc(1, a))), nil)); !strings.Contains(again, markerPrefix) {
+	if again := string(sp.Join([]byte(enc(1, a)))); !strings.Contains(again, markerPrefix) {
 		t.Errorf("a result spliced twice: %s", again)
+	}
+}
+
+// Join writes an answer around its result in place when the envelope fits
+// the room the result was encoded with, and into a new buffer when it does
+// not (a request id longer than the room); both are mcp-go's answer, and
+// the in-place one is the held bytes themselves (no copy of the result).
+func TestJoinInPlaceAndLongEnvelope(t *testing.T) {
+	t.Parallel()
+	res := textResult(strings.Repeat("a page line\n", 200), countView)
+	for _, tc := range []struct {
+		name    string
+		id      mcp.RequestId
+		inPlace bool
+	}{
+		{"numeric id", mcp.NewRequestId(7), true},
+		{"id of 40 bytes", mcp.NewRequestId(strings.Repeat("x", 40)), true},
+		{"id longer than the room", mcp.NewRequestId(strings.Repeat("y", envelopeRoom+1)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sp ResultSplicer
+			env, err := json.Marshal(mcp.NewJSONRPCResultResponse(tc.id, sp.stash(res)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := sp.held[0].buf
+			got := sp.Join(append(env, '\n'))
+			slow, _ := json.Marshal(mcp.NewJSONRPCResultResponse(tc.id, res))
+			if diff := JSONValueDiff(slow, bytes.TrimSuffix(got, []byte("\n"))); diff != "" || got[len(got)-1] != '\n' {
+				t.Fatalf("answer differs from mcp-go's (-mcp-go +join):\n%s", diff)
+			}
+			inPlace := cap(got) > 0 && &got[:cap(got)][cap(got)-1] == &held[:cap(held)][cap(held)-1]
+			if inPlace != tc.inPlace {
+				t.Errorf("written in place: %t, want %t", inPlace, tc.inPlace)
+			}
+		})
 	}
 }

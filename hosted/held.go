@@ -22,8 +22,6 @@ type heldResponse struct {
 	// results holds the tool results the adapter encoded for this
 	// request; writeTo splices them into mcp-go's answer.
 	results adapter.ResultSplicer
-	// out is where writeTo joins a spliced answer for its one Write.
-	out []byte
 }
 
 // maxPooledHeld is the largest held body kept for reuse: most answers are
@@ -52,9 +50,6 @@ func (h *heldResponse) release() {
 	h.status = 0
 	h.body.Reset()
 	h.results.Reset()
-	if cap(h.out) > maxPooledHeld {
-		h.out = nil
-	}
 	heldPool.Put(h)
 }
 
@@ -88,7 +83,12 @@ func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 	if typeErrors {
 		body = adapter.TypedErrors(body)
 	}
-	segments := h.results.Splice(body)
+	// One buffer, one Write: net/http copies what fits into its 4 KiB
+	// connection buffer and writes the rest at once, so a page goes out
+	// in two system calls; written segment by segment, the envelope's
+	// last bytes waited in the buffer for a third (seen with strace on
+	// loopback). Join writes the envelope around the result's own bytes.
+	body = h.results.Join(body)
 	dst := w.Header()
 	for k, v := range h.header {
 		dst[k] = v
@@ -98,21 +98,12 @@ func (h *heldResponse) writeTo(w http.ResponseWriter, typeErrors bool) {
 	// a larger one would go out chunked — a framing write and a final
 	// chunk of its own — unless its length is declared here.
 	dst.Del("Content-Length")
-	if n := adapter.SplicedLen(segments); n > chunkingThreshold {
+	if n := len(body); n > chunkingThreshold {
 		dst["Content-Length"] = []string{strconv.Itoa(n)}
 	}
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}
 	w.WriteHeader(h.status)
-	if len(segments) == 1 {
-		_, _ = w.Write(segments[0])
-		return
-	}
-	// One Write: net/http copies what fits into its 4 KiB connection
-	// buffer and writes the rest at once, so a page goes out in two
-	// system calls; written segment by segment, the envelope's last bytes
-	// waited in the buffer for a third (seen with strace on loopback).
-	h.out = adapter.AppendSpliced(h.out[:0], segments)
-	_, _ = w.Write(h.out)
+	_, _ = w.Write(body)
 }
