@@ -201,10 +201,15 @@ func mayBeBase64(body []byte) bool {
 // JSONStringLen is len(AppendJSONString(nil, s)), counted without
 // writing: fitting a page asks for string sizes at many cut lengths.
 func JSONStringLen(s string) int {
-	n := 2
+	n := 2 + len(s)
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // most bytes: no call
+			n += int(asciiJSONCost[c]) - 1
+			i++
+			continue
+		}
 		w, c := JSONRuneCost(s, i)
-		n += c
+		n += c - w
 		i += w
 	}
 	return n
