@@ -108,25 +108,40 @@ type sourceRead struct {
 // an exhausted source's is empty.
 func (s *Server) readSources(ctx context.Context, sources []searchSource, a searchArgs, filter rsclient.Filter, state []sourceState) []sourceRead {
 	reads := make([]sourceRead, len(sources))
+	read := func(i int) {
+		sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+		defer cancel()
+		r := &reads[i]
+		*r = s.sourceCandidates(sctx, sources[i], a, filter, state[i])
+		for j := range r.cands {
+			r.cands[j].source = i
+		}
+	}
+	live := 0
+	for i := range sources {
+		if !state[i].D {
+			live++
+		}
+	}
+	if live == 1 { // one grant: no goroutine to start and hand the page back
+		for i := range sources {
+			if !state[i].D {
+				read(i)
+			}
+		}
+		return reads
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
-	for i, src := range sources {
+	for i := range sources {
 		if state[i].D {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
-			defer cancel()
-			r := &reads[i]
-			*r = s.sourceCandidates(sctx, src, a, filter, state[i])
-			for j := range r.cands {
-				r.cands[j].source = i
-			}
-		}()
+			read(i)
+		})
 	}
 	wg.Wait()
 	return reads
