@@ -283,12 +283,15 @@ func appendResultMembers(dst []byte, res *mcp.CallToolResult) ([]byte, bool) {
 	return dst, true
 }
 
-// contentSize estimates the encoded size of content (its text unescaped).
+// contentSize is about the encoded size of content: a text's exact JSON
+// string length (a page's newlines and quotes are escaped: sized by its
+// raw length the buffer doubled, twice the answer's bytes) plus its
+// item's members; an estimate for anything else.
 func contentSize(content []mcp.Content) int {
 	n := 0
 	for _, c := range content {
 		if t, ok := c.(mcp.TextContent); ok {
-			n += len(t.Text) + 32
+			n += contentladder.JSONStringLen(t.Text) + 32
 		} else {
 			n += 256
 		}

@@ -333,18 +333,28 @@ func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
 // text is the model-visible page: every handle first, then every record
 // of the page with its fetch id and its (cut) fields.
 func (p *recordPage) text() string {
-	var b strings.Builder
-	b.WriteString(p.header())
+	head := p.header()
 	if len(p.records) == 0 {
-		return b.String()
+		return head
 	}
+	var foot string
+	if p.firstCut != nil {
+		foot = p.cutFooter(p.firstCut.id, p.firstCut.field)
+	}
+	// One allocation of the page's exact size: grown by doubling, a page
+	// of 25 records allocated about twice its bytes.
+	n := len(head) + len(recordLegend) + len(foot)
+	for _, l := range p.lines {
+		n += len(l)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(head)
 	b.WriteString(recordLegend)
 	for _, l := range p.lines {
 		b.WriteString(l)
 	}
-	if p.firstCut != nil {
-		b.WriteString(p.cutFooter(p.firstCut.id, p.firstCut.field))
-	}
+	b.WriteString(foot)
 	return b.String()
 }
 

@@ -232,6 +232,9 @@ func (p *searchPage) sourceMixText() string {
 func (p *searchPage) text(a searchArgs) string {
 	l := p.layout()
 	var b strings.Builder
+	// The page fits its budget (layout): one allocation, not a doubling
+	// series.
+	b.Grow(searchTextBudget(len(p.hits)))
 	b.WriteString(p.header())
 	for _, w := range l.warnings {
 		b.WriteString("\n" + w)
