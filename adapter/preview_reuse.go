@@ -30,9 +30,9 @@ func (p *preview) fieldInfo(key string) contentladder.FieldInfo {
 	switch {
 	case p.kind == 's':
 		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassText, SizeChars: p.runes}
-	case p.bin:
+	case p.bin != nil:
 		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassBinary, SizeChars: p.runes,
-			MIMEType: p.mime, SizeBytes: p.bytes}
+			MIMEType: p.bin.mime, SizeBytes: p.bin.bytes}
 	case p.kind == 'a':
 		return contentladder.FieldInfo{Path: key, Type: "array", Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(p.raw)}
 	case p.kind == 'o' && !contentladder.MayBeBlobRef(p.keys):

@@ -51,29 +51,29 @@ func shareBudget(natural, floor []int, room int) (sizes []int, ok bool) {
 // string caps: fitting a page renders each record several times, and
 // re-decoding 50,000-char bodies each time would dominate the call.
 type preview struct {
-	kind  byte   // 'o' object, 'a' array, 's' string, 'l' literal (number, bool, null, binary stub)
-	lit   string // literal JSON
-	str   string // string value, pre-cut to previewMaxRunes+1 runes
-	runes int    // the string's full rune count (binary strings too)
-	keys  []string
-	kids  []*preview
-	raw   []byte // the value's bytes in the payload (shared, not copied)
-	// bin marks a large-base64 string shown as the binary stub in lit;
-	// mime and bytes are its metadata for the content ladder.
-	bin   bool
-	mime  string
-	bytes int64
+	kind byte // 'o' object, 'a' array, 's' string, 'l' literal (number, bool, null, binary stub)
 	// ascii marks a string whose kept runes are printable ASCII with
 	// nothing to escape: its cut sizes are arithmetic, not a walk.
 	ascii bool
+	// whole marks a string that is shown whole or not at all: a cut
+	// timestamp ("2026-03-27T…") says nothing.
+	whole      bool
+	namesKnown bool   // names holds namesLen
+	lit        string // literal JSON
+	str        string // string value, pre-cut to previewMaxRunes+1 runes
+	runes      int    // the string's full rune count (binary strings too)
+	keys       []string
+	kids       []*preview
+	raw        []byte // the value's bytes in the payload (shared, not copied)
+	// bin is set for a large-base64 string shown as the binary stub in
+	// lit: its metadata for the content ladder. Rare, so kept apart: a
+	// page is hundreds of nodes.
+	bin *binaryMeta
 	// marks are the other strings' cut sizes every markRunes runes, made
 	// on the first size() that cuts: fitting probes a dozen cuts per
 	// string, and each walked the kept runes from the start.
 	marks   []cutMark
 	fullLen int // JSONStringLen(str) once asked (0: not yet)
-	// whole marks a string that is shown whole or not at all: a cut
-	// timestamp ("2026-03-27T…") says nothing.
-	whole bool
 	// emptied counts an object's members left out because they are empty
 	// (null, "", [], {}): the first thing a record drops to fit.
 	emptied int
@@ -84,8 +84,13 @@ type preview struct {
 	// nothing to strip).
 	stripped *preview
 	// names is namesLen once namesKnown.
-	names      int
-	namesKnown bool
+	names int
+}
+
+// binaryMeta is a binary stub's MIME type and decoded size.
+type binaryMeta struct {
+	mime  string
+	bytes int64
 }
 
 // markRunes is the spacing of a string's cut marks.
@@ -295,7 +300,7 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 		si := contentladder.ScanString(lit, previewMaxRunes+1)
 		if si.Binary {
 			return w.arena.node(preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
-				runes: si.Runes, raw: lit, bin: true, mime: si.MIMEType, bytes: si.SizeBytes}), true
+				runes: si.Runes, raw: lit, bin: &binaryMeta{mime: si.MIMEType, bytes: si.SizeBytes}}), true
 		}
 		return w.arena.node(preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit, ascii: isPlainASCII(si.Prefix),
 			whole: si.Runes <= 40 && looksLikeTimestamp(si.Prefix)}), true

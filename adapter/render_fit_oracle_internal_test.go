@@ -67,8 +67,8 @@ func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 				SizeBytes int64  `json:"size_bytes"`
 			}
 			_ = json.Unmarshal(stub, &meta)
-			return &preview{kind: 'l', lit: string(stub), runes: utf8.RuneCountInString(v), bin: true,
-				mime: meta.MIMEType, bytes: meta.SizeBytes}, nil
+			return &preview{kind: 'l', lit: string(stub), runes: utf8.RuneCountInString(v),
+				bin: &binaryMeta{mime: meta.MIMEType, bytes: meta.SizeBytes}}, nil
 		}
 		n := utf8.RuneCountInString(v)
 		s := v
@@ -167,8 +167,8 @@ func withoutRaw(p *preview) {
 
 // samePreview is deep equality of two parses.
 func samePreview(a, b *preview) bool {
-	if a.kind != b.kind || a.lit != b.lit || a.str != b.str || a.runes != b.runes || a.bin != b.bin ||
-		a.mime != b.mime || a.bytes != b.bytes || a.ascii != b.ascii || string(a.raw) != string(b.raw) ||
+	if a.kind != b.kind || a.lit != b.lit || a.str != b.str || a.runes != b.runes || (a.bin == nil) != (b.bin == nil) ||
+		(a.bin != nil && *a.bin != *b.bin) || a.ascii != b.ascii || string(a.raw) != string(b.raw) ||
 		len(a.kids) != len(b.kids) || !slices.Equal(a.keys, b.keys) {
 		return false
 	}
