@@ -25,15 +25,7 @@ import (
 // without resource links and for error results.
 func TestHostedToolAnswersMatchMCPGo(t *testing.T) {
 	t.Parallel()
-	rs := testenv.StartRS(t, testenv.Options{})
-	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := mockRSAdapter(t)
 	hs := httptest.NewServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
 	t.Cleanup(hs.Close)
 	long := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
@@ -63,6 +55,22 @@ func TestHostedToolAnswersMatchMCPGo(t *testing.T) {
 	}
 }
 
+// mockRSAdapter is an adapter (no grants of its own: the door's bearer
+// is the grant) over a mock RS of its own.
+func mockRSAdapter(t *testing.T) *adapter.Server {
+	t.Helper()
+	rs := testenv.StartRS(t, testenv.Options{})
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
 // cursorValue is a cursor member's value, in JSON or inside a JSON string.
 var cursorValue = regexp.MustCompile(`(\\?"(?:next_|previous_)?cursor\\?":\\?")[A-Za-z0-9_-]+`)
 
@@ -87,15 +95,7 @@ func jsonValueDiff(want, got []byte) string {
 // by segment it took three, the envelope's last bytes alone in the third.
 func TestHostedPageAnswerInTwoWrites(t *testing.T) {
 	t.Parallel()
-	rs := testenv.StartRS(t, testenv.Options{})
-	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := mockRSAdapter(t)
 	hs := httptest.NewUnstartedServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
 	counted := &writeCountingListener{Listener: hs.Listener}
 	hs.Listener = counted

@@ -94,23 +94,15 @@ type bench struct {
 }
 
 func run(bin string, roundDur time.Duration, pairs, spawns int) error {
-	dir, err := os.MkdirTemp("", "pdpp-bench-e2e-")
+	b, done, err := newBench(bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	b := &bench{bin: bin, dir: dir, httpc: newHTTPClient(), mix: mix()}
-	defer b.stopAll()
+	defer done()
 	t0 := time.Now()
 	fmt.Printf("bench-e2e: %d CPUs (GOMAXPROCS %d), %s, %s; load average at start %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), cpuModel(), runtime.Version(), loadAvg())
-	if err := b.startRS(); err != nil {
-		return err
-	}
-	if err := b.startHosted(); err != nil {
-		return err
-	}
-	if err := b.calibrate(); err != nil {
+	if err := b.startCalibrated(); err != nil {
 		return err
 	}
 	if err := b.hostedLevels(roundDur, pairs); err != nil {
@@ -133,20 +125,12 @@ func run(bin string, roundDur time.Duration, pairs, spawns int) error {
 // waits two seconds (time to attach a profiler), then runs the fair mix
 // for d at the given clients and prints calls/s and CPU per call.
 func soakRun(bin string, d time.Duration, clients int) error {
-	dir, err := os.MkdirTemp("", "pdpp-bench-soak-")
+	b, done, err := newBench(bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	b := &bench{bin: bin, dir: dir, httpc: newHTTPClient(), mix: mix()}
-	defer b.stopAll()
-	if err := b.startRS(); err != nil {
-		return err
-	}
-	if err := b.startHosted(); err != nil {
-		return err
-	}
-	if err := b.calibrate(); err != nil {
+	defer done()
+	if err := b.startCalibrated(); err != nil {
 		return err
 	}
 	pid := b.hosted.pid()
@@ -164,11 +148,34 @@ func soakRun(bin string, d time.Duration, clients int) error {
 		ms((c1-c0)/time.Duration(max(s.calls, 1))), float64(statusKB(pid, "VmRSS"))/1024, float64(statusKB(pid, "VmHWM"))/1024, loadAvg())
 	if keep := os.Getenv("BENCH_KEEP_STDERR"); keep != "" {
 		// The adapter's stderr (e.g. GODEBUG=gctrace=1 lines) for reading after.
-		if b, err := os.ReadFile(filepath.Join(dir, "serve.stderr")); err == nil {
-			_ = os.WriteFile(keep, b, 0o600)
+		if out, err := os.ReadFile(filepath.Join(b.dir, "serve.stderr")); err == nil {
+			_ = os.WriteFile(keep, out, 0o600)
 		}
 	}
 	return nil
+}
+
+// newBench is a bench in a fresh temporary directory; done stops every
+// process it started and removes the directory.
+func newBench(bin string) (*bench, func(), error) {
+	dir, err := os.MkdirTemp("", "pdpp-bench-e2e-")
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &bench{bin: bin, dir: dir, httpc: newHTTPClient(), mix: mix()}
+	return b, func() { b.stopAll(); _ = os.RemoveAll(dir) }, nil
+}
+
+// startCalibrated starts the mock RS and the hosted adapter and learns
+// the REST requests of each mix call.
+func (b *bench) startCalibrated() error {
+	if err := b.startRS(); err != nil {
+		return err
+	}
+	if err := b.startHosted(); err != nil {
+		return err
+	}
+	return b.calibrate()
 }
 
 func (b *bench) stopAll() {
