@@ -85,7 +85,7 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 	}
 	err = schema.Validate(inst)
 	if err == nil {
-		if te := byteBounds(schema, raw); te != nil {
+		if te := byteBounds(schema, inst); te != nil {
 			return nil, te
 		}
 		return raw, nil
@@ -275,9 +275,12 @@ func ungroup(s string) string {
 // schema's maxLength in UTF-8 bytes too: JSON Schema counts characters,
 // but the RS URL, and every proxy before it, counts bytes — 1,000 emoji
 // are 4,000 bytes and a 12 KB percent-encoded query (issue 24.6).
-func byteBounds(schema *jsonschema.Schema, raw json.RawMessage) *toolError {
-	var args map[string]json.RawMessage
-	if json.Unmarshal(raw, &args) != nil {
+//
+// inst is the arguments as the schema check decoded them (a JSON object
+// is a map[string]any, a list []any, a string a string): not decoded again.
+func byteBounds(schema *jsonschema.Schema, inst any) *toolError {
+	args, ok := inst.(map[string]any)
+	if !ok {
 		return nil
 	}
 	for name, v := range args {
@@ -286,11 +289,19 @@ func byteBounds(schema *jsonschema.Schema, raw json.RawMessage) *toolError {
 			continue
 		}
 		var strs []string
-		var one string
-		if json.Unmarshal(v, &one) == nil {
-			strs = []string{one}
-		} else if items := itemSchema(prop); items != nil {
-			_ = json.Unmarshal(v, &strs)
+		switch x := v.(type) {
+		case string:
+			strs = []string{x}
+		case []any:
+			items := itemSchema(prop)
+			if items == nil {
+				continue
+			}
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					strs = append(strs, s)
+				}
+			}
 			prop = items
 		}
 		if prop.MaxLength == nil {
