@@ -71,7 +71,7 @@ type splicerKey struct{}
 
 // WithResultSplicer makes the tool calls under ctx answer through sp:
 // their results are encoded by the adapter and the transport must pass
-// every message it writes through sp.Splice.
+// every message it writes through sp.Join.
 func WithResultSplicer(ctx context.Context, sp *ResultSplicer) context.Context {
 	return context.WithValue(ctx, splicerKey{}, sp)
 }
@@ -178,6 +178,9 @@ func (sp *ResultSplicer) Join(msg []byte) []byte {
 		}
 	}
 	segments := sp.segments(msg)
+	if len(segments) == 1 { // nothing of this message was held
+		return segments[0]
+	}
 	return appendSpliced(make([]byte, 0, splicedLen(segments)), segments)
 }
 
@@ -340,8 +343,8 @@ func appendContent(dst []byte, c mcp.Content) ([]byte, bool) {
 }
 
 // SplicingWriter passes each write of a line-oriented transport (stdio:
-// one JSON-RPC message and its newline per write) through sp.Splice and
-// writes the segments in order.
+// one JSON-RPC message and its newline per write) through sp.Join and
+// writes the result with one Write.
 func SplicingWriter(sp *ResultSplicer, w io.Writer) io.Writer { return splicingWriter{sp, w} }
 
 type splicingWriter struct {

@@ -114,7 +114,7 @@ func TestFastPathCheckCatchesWrongEncodings(t *testing.T) {
 	}
 }
 
-// Splice replaces exactly the held placeholders: a message without one is
+// Join replaces exactly the held placeholders: a message without one is
 // one segment, an unknown or malformed number stays as it is, two answers
 // in one write are both spliced, and each result is spliced once.
 func TestSpliceReplacesHeldPlaceholdersOnly(t *testing.T) {
