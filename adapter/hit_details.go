@@ -80,7 +80,9 @@ func orName(have, n string) string {
 
 // streamFields picks each (connection, stream)'s title and event-time
 // fields once per page: a page's hits share a few streams, and picking
-// ranks every field name of the stream.
+// ranks every field name of the stream. Not safe for concurrent use: the
+// page is built, and its title reads started, on one goroutine, which
+// hands each read the field names it needs.
 type streamFields struct {
 	ix *schemaindex.Index
 	m  map[string]hitFields
@@ -131,6 +133,9 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 	var sem chan struct{}
 	for i := range p.hits {
 		h := &p.hits[i]
+		// The stream's fields are picked here, on this goroutine: the
+		// reads below run concurrently and must not touch fields' map.
+		titleField := fields.of(*h).title
 		want := hitFieldsOf(fields, *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
@@ -138,7 +143,7 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 		key := hitDetailKey(h, want)
 		if d, err, ok := s.hitDetails.c.Peek(key); ok {
 			if err == nil {
-				h.applyDetails(d, want, fields)
+				h.applyDetails(d, want, titleField)
 			}
 			continue
 		}
@@ -156,15 +161,15 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 			if err != nil {
 				return // the fallback title stays
 			}
-			h.applyDetails(d, want, fields)
+			h.applyDetails(d, want, titleField)
 		})
 	}
 	wg.Wait()
 }
 
 // applyDetails sets the hit's title and event time from its record's
-// title and event-time text.
-func (h *searchHit) applyDetails(d hitDetail, want hitFields, fields *streamFields) {
+// title and event-time text; titleField is the stream's title field.
+func (h *searchHit) applyDetails(d hitDetail, want hitFields, titleField string) {
 	if d.time != "" {
 		h.EventTime, _ = contentladder.TruncateRunes(oneLine(d.time), maxEventTime)
 	}
@@ -172,7 +177,7 @@ func (h *searchHit) applyDetails(d hitDetail, want hitFields, fields *streamFiel
 		h.Title = title
 		return
 	}
-	h.Title = hitTitle(*h, fields) // with the event time now read
+	h.Title = hitTitle(*h, titleField) // with the event time now read
 }
 
 // scalarText is a JSON string's text or a number's literal; "" for

@@ -153,3 +153,22 @@ func stringMembers(t *testing.T, data json.RawMessage) map[string]string {
 	}
 	return out
 }
+
+// A page whose hits span several streams, titled by concurrent record
+// reads (run under -race in make test): each hit gets a title.
+func TestHitTitlesAcrossStreamsConcurrently(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+	res := e.c.call("search", map[string]any{"q": "invoice", "limit": 25})
+	sr := decodeSearch(t, res)
+	streams := map[string]bool{}
+	for _, h := range sr.Results {
+		streams[h.ConnectionID+"/"+h.Stream] = true
+		if h.Title == "" {
+			t.Errorf("hit %s has no title", h.ID)
+		}
+	}
+	if len(streams) < 2 {
+		t.Fatalf("want hits from several streams, got %v:\n%s", streams, res.text())
+	}
+}

@@ -52,16 +52,17 @@ func newSearchHit(h rsclient.SearchHit, fields *streamFields, base string) searc
 		out.SnippetField = h.Snippet.Field
 		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
 	}
-	out.Title = hitTitle(out, fields)
+	out.Title = hitTitle(out, fields.of(out).title)
 	return out
 }
 
 // hitTitle is the record's own title when the snippet is a complete
 // primary-title field, else source / stream / event time — never the
 // snippet of body text. fillHitDetails replaces it with the
-// record's title field where it can read one.
-func hitTitle(h searchHit, fields *streamFields) string {
-	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && fields.of(h).title == h.SnippetField {
+// record's title field where it can read one. titleField is the
+// stream's title field ("" when it has none).
+func hitTitle(h searchHit, titleField string) string {
+	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && titleField == h.SnippetField {
 		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
 			return t
 		}

@@ -74,7 +74,7 @@ type tuner struct {
 // other tiny allocations (which would delay its cleanup).
 type sentinel struct{ _ *tuner }
 
-// Start holds the heap goal at max(floor, live × (1 + base/100)) where
+// Start holds the heap goal at max(floor, Go's own goal at base), where
 // base is Go's GC percent at the call (100 unless GOGC or SetGCPercent
 // said otherwise), adjusting after every collection; stop restores base.
 // A base of off (GOGC=off) is left alone.
