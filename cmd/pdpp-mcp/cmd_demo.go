@@ -326,7 +326,7 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 		ProviderURL string       `json:"provider_url"`
 		RenewWith   string       `json:"renew_with"`
 		Credentials []credential `json:"credentials"`
-	}{ProviderURL: rsURL, RenewWith: demoExecutable() + " demo"}
+	}{ProviderURL: rsURL, RenewWith: hosted.ShellQuote(demoExecutable()) + " demo"}
 	for _, g := range cacheGrants(ds) {
 		file.Credentials = append(file.Credentials, credential{AccessToken: g.Token, TokenType: "Bearer", GrantID: g.ID, TokenKind: "client"})
 	}

@@ -42,8 +42,9 @@ func applyMemoryLimit(env func(string) string) {
 // heapFloor is the heap the collector lets fill before it runs while the
 // live heap is small (internal/heapfloor): the adapter's live heap is 1–2
 // MB, so at Go's 4 MB minimum goal it collected every four or five calls.
-// 16 MB keeps the process near 40 MB resident under 64 clients
-// (BENCHMARKS.md) and collects about four times less often at low load.
+// 12 MB keeps the process under 40 MB resident under 64 clients (16 MB
+// went over; BENCHMARKS.md, round 5) and collects about three times less
+// often at low load.
 const heapFloor = 12 << 20
 
 // applyHeapFloor starts the heap floor unless the operator set GOGC,

@@ -56,11 +56,7 @@ func createCursorSecret(path string) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return err
-	}
+	defer os.Remove(tmp.Name()) // os.CreateTemp made it 0600
 	_, werr := io.WriteString(tmp, base64.RawURLEncoding.EncodeToString(raw)+"\n")
 	serr := tmp.Sync()
 	if cerr := tmp.Close(); werr == nil && serr == nil {
