@@ -241,7 +241,15 @@ func bucketKey(k json.RawMessage) json.RawMessage {
 	if len(k) <= maxBucketKeyText {
 		return k
 	}
-	return contentladder.AppendJSONString(nil, truncateBytes(string(k), maxBucketKeyText))
+	// A string key is cut as text, not as its JSON: cutting the literal
+	// kept its opening quote (and could split an escape) inside the new
+	// string, so both channels showed "\"abc…".
+	text := string(k)
+	var s string
+	if k[0] == '"' && json.Unmarshal(k, &s) == nil {
+		text = s
+	}
+	return contentladder.AppendJSONString(nil, truncateBytes(text, maxBucketKeyText))
 }
 
 // text writes the view as lines: the answer first, then one line per
