@@ -64,7 +64,7 @@ func (s *Server) learnCapabilities(ctx context.Context, set *sourceSet, view *sc
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			key := g.binding() + "\x00" + view.Stream + "\x00" + view.ConnectionID
+			key := probeKey(g, view.Stream, view.ConnectionID)
 			p, err := s.probes.c.Get(ctx, key, func(ctx context.Context) (*schemaindex.Probe, time.Time, error) {
 				p := s.probe(ctx, g, view.Stream, view.ConnectionID, src.ProbeFields())
 				var exp time.Time
@@ -162,4 +162,10 @@ func (s *Server) probe(ctx context.Context, g Grant, stream, connectionID string
 		}
 	}
 	return p
+}
+
+// probeKey is the probe cache's key for a grant's stream (and
+// connection): what a probe records and what a refusal's next steps read.
+func probeKey(g Grant, stream, connectionID string) string {
+	return g.binding() + "\x00" + stream + "\x00" + connectionID
 }

@@ -41,6 +41,12 @@ func (s *Server) refusalSteps(set *sourceSet, g Grant, rsErr *rsclient.Error, st
 		return nil
 	}
 	src := view.Sources[0]
+	for _, cand := range view.Sources { // the source of the grant that was refused
+		if cand.GrantKey == g.Key {
+			src = cand
+			break
+		}
+	}
 	switch {
 	case strings.Contains(rsErr.Message, clientFilterRefusal):
 		return s.filterAlternatives(g, src, stream, connectionID)
@@ -64,13 +70,13 @@ func (s *Server) filterAlternatives(g Grant, src schemaindex.StreamSource, strea
 	fields := grantedNames(src, 3)
 	p := src.Probe
 	if p == nil {
-		p, _, _ = s.probes.c.Peek(g.binding() + "\x00" + stream + "\x00" + connectionID)
+		p, _, _ = s.probes.c.Peek(probeKey(g, stream, connectionID))
 	}
 	if p != nil && p.Sort != "" {
 		steps = append(steps, fmt.Sprintf(`to read a time range newest first and stop at its start: query_records {"stream":%q,"sort":"-%s","fields":%s%s}`,
-			stream, p.Sort, jsonList(append([]string{p.Sort}, without(fields, p.Sort)...)), conn))
+			stream, p.Sort, string(marshalNoEscape(append([]string{p.Sort}, without(fields, p.Sort)...))), conn))
 	} else if len(fields) > 0 {
-		steps = append(steps, fmt.Sprintf(`to scan compactly: query_records {"stream":%q,"fields":%s%s}`, stream, jsonList(fields), conn))
+		steps = append(steps, fmt.Sprintf(`to scan compactly: query_records {"stream":%q,"fields":%s%s}`, stream, string(marshalNoEscape(fields)), conn))
 	}
 	if p != nil && len(p.GroupByTime) > 0 {
 		steps = append(steps, fmt.Sprintf(`to count by period: aggregate {"stream":%q,"metric":"count","group_by_time":%q,"granularity":"month"%s}`,
@@ -128,11 +134,6 @@ func withFilterValue(te *toolError, f rsclient.Filter) *toolError {
 		}
 	}
 	return te
-}
-
-func jsonList(names []string) string {
-	b, _ := json.Marshal(names)
-	return string(b)
 }
 
 func quoteAll(names []string) []string {

@@ -121,11 +121,15 @@ func unknownArgumentSteps(tool string, raw json.RawMessage, schema *jsonschema.S
 		known = append(known, name)
 	}
 	slices.Sort(known)
-	var steps []string
+	unknown := make([]string, 0, len(given))
 	for name := range given {
-		if _, ok := schema.Properties[name]; ok || len(steps) == 5 {
-			continue
+		if _, ok := schema.Properties[name]; !ok {
+			unknown = append(unknown, name)
 		}
+	}
+	slices.Sort(unknown) // which five are named does not depend on map order
+	var steps []string
+	for _, name := range unknown[:min(len(unknown), 5)] {
 		step := fmt.Sprintf("%s takes no argument %q; ", tool, name)
 		if near := schemaindex.NearNames(name, known, 1); len(near) > 0 {
 			step += fmt.Sprintf("did you mean %q? ", near[0])

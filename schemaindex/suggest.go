@@ -59,12 +59,10 @@ func (ix *Index) UnknownConnection(id string) *UnknownConnectionError {
 	return &UnknownConnectionError{ConnectionID: id, Known: closest(id, ids, DefaultCandidateCap), Total: len(ids)}
 }
 
-// ClosestNames returns up to n of names, the likeliest meant by want
-// first: a "did you mean" list for a misspelt field, tool or argument.
-func ClosestNames(want string, names []string, n int) []string { return closest(want, names, n) }
-
-// NearNames is ClosestNames without the names that share nothing with
-// want: empty when no name is a plausible misspelling of it.
+// NearNames returns up to n of names, the likeliest meant by want first
+// (a "did you mean" list for a misspelt field, tool or argument), without
+// the names that share nothing with want: empty when no name is a
+// plausible misspelling of it.
 func NearNames(want string, names []string, n int) []string {
 	return slices.DeleteFunc(closest(want, names, n), func(s string) bool { return similarity(want, s) > 1 })
 }
