@@ -181,7 +181,7 @@ func (sp *ResultSplicer) Join(msg []byte) []byte {
 	if len(segments) == 1 { // nothing of this message was held
 		return segments[0]
 	}
-	return appendSpliced(make([]byte, 0, splicedLen(segments)), segments)
+	return bytes.Join(segments, nil)
 }
 
 // wrap is pre, the members, post: in place when pre fits the room before
@@ -192,7 +192,7 @@ func (h heldResult) wrap(pre, post []byte) []byte {
 		copy(h.buf[start:], pre)
 		return append(h.buf, post...)[start:]
 	}
-	return appendSpliced(make([]byte, 0, len(pre)+len(h.buf)-envelopeRoom+len(post)), [][]byte{pre, h.members(), post})
+	return bytes.Join([][]byte{pre, h.members(), post}, nil)
 }
 
 // placeholderAt finds the first placeholder in msg: its content member
@@ -239,15 +239,6 @@ func (sp *ResultSplicer) segments(msg []byte) [][]byte {
 		msg = msg[cut:]
 	}
 	return append(out, msg)
-}
-
-// splicedLen is the total length of segments.
-func splicedLen(segments [][]byte) int {
-	n := 0
-	for _, s := range segments {
-		n += len(s)
-	}
-	return n
 }
 
 // appendResultMembers appends res's members as mcp-go would encode them
@@ -360,13 +351,4 @@ func (s splicingWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// appendSpliced appends segments to dst in order: one buffer for one
-// write.
-func appendSpliced(dst []byte, segments [][]byte) []byte {
-	for _, seg := range segments {
-		dst = append(dst, seg...)
-	}
-	return dst
 }

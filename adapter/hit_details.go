@@ -106,14 +106,13 @@ func (f *streamFields) of(h searchHit) hitFields {
 	return got
 }
 
-// hitFieldsOf is what to read of hit h: its stream's title and
-// event-time fields, less the title when the snippet is that very field:
+// readFor is what to read of hit h given its stream's fields f: the title
+// and event-time fields, less the title when the snippet is that field:
 // then the snippet either is the whole title already (hitTitle) or was
 // cut, and a field too long for its snippet is no title — message bodies
 // carry the primary-title role in the demo manifests, and reading a
 // 50,000-character body for a 90-character title is not worth its bytes.
-func hitFieldsOf(fields *streamFields, h searchHit) hitFields {
-	f := fields.of(h)
+func readFor(f hitFields, h searchHit) hitFields {
 	if f.title == h.SnippetField {
 		f.title = ""
 	}
@@ -135,8 +134,8 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
 		// reads below run concurrently and must not touch fields' map.
-		titleField := fields.of(*h).title
-		want := hitFieldsOf(fields, *h)
+		stream := fields.of(*h)
+		titleField, want := stream.title, readFor(stream, *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 
 // Search rendering bounds.
 const (
-	searchResultSnippet = 320 // runes of snippet in structuredContent.results
+	searchResultSnippet = 320 // runes of a hit's snippet at most, in both channels
 	searchTitleRunes    = 90
 )
 
@@ -24,20 +24,19 @@ type searchHit struct {
 	Ref                   contentladder.RecordRef
 	ConnectionID          string
 	ConnectorKey, Display string
-	Title, URL            string
+	Title                 string
 	Snippet, SnippetField string
-	MatchedFields         []string
-	AuthoredAt, EmittedAt string
+	EmittedAt             string
 	// EventTime is when the record happened: its event-time field as read
 	// for the page (fillHitDetails), else the RS's authored_at.
 	EventTime string
 	grant     Grant // the grant the hit came through: its title read uses it
 }
 
-func newSearchHit(h rsclient.SearchHit, fields *streamFields, base string) searchHit {
+func newSearchHit(h rsclient.SearchHit, fields *streamFields) searchHit {
 	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
 	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
-		MatchedFields: h.MatchedFields, AuthoredAt: h.AuthoredAt, EmittedAt: h.EmittedAt, EventTime: h.AuthoredAt, URL: recordURL(base, ref)}
+		EmittedAt: h.EmittedAt, EventTime: h.AuthoredAt}
 	if fields != nil && fields.ix != nil {
 		if src, ok := fields.ix.Connection(h.ConnectionID); ok {
 			if out.ConnectorKey == "" {

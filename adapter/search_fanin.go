@@ -60,7 +60,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	fields := newStreamFields(set.ix)
-	taken := page.takeHits(reads, sources, a.Limit, fields, s.rs.BaseURL())
+	taken := page.takeHits(reads, sources, a.Limit, fields)
 	s.fillHitDetails(ctx, fields, page)
 	page.hasMore = advanceAll(state, reads, taken)
 	if page.hasMore {
@@ -174,7 +174,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 
 // takeHits puts the best limit hits of all sources on the page and
 // returns how many each source gave.
-func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, fields *streamFields, baseURL string) []int {
+func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit int, fields *streamFields) []int {
 	lists := make([][]candidate, len(reads))
 	for i, r := range reads {
 		lists[i] = r.cands
@@ -182,7 +182,7 @@ func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit 
 	taken := make([]int, len(reads))
 	for _, c := range rankMerge(lists, limit) {
 		taken[c.source]++
-		h := newSearchHit(c.hit, fields, baseURL)
+		h := newSearchHit(c.hit, fields)
 		h.grant = sources[c.source].grant
 		p.hits = append(p.hits, h)
 	}
