@@ -400,3 +400,17 @@ func TestShareBudget(t *testing.T) {
 		})
 	}
 }
+
+// minimal is the shortest preview minimalLen measures: for an object its
+// member count only.
+func (p *preview) minimal() string {
+	switch {
+	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
+		return "{}"
+	case p.kind == 'o':
+		return "{" + moreFields(0, len(p.kids), p.emptied)
+	case p.kind == 'l' && p.lit == "null":
+		return ""
+	}
+	return contentladder.Ellipsis
+}

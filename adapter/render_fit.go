@@ -506,7 +506,7 @@ func (p *preview) rendered(limit int) fittedPreview {
 }
 
 // dropMembers keeps the leading members (strings cut short) that fit and
-// counts the ones left out. Its shortest form is minimal(), the floor a
+// counts the ones left out. Its shortest form (measured by minimalLen) is the floor a
 // page reserves for every record.
 func (p *preview) dropMembers(maxBytes int) fittedPreview {
 	if p.kind != 'o' {
@@ -636,10 +636,7 @@ func (p *preview) stripEmpty() *preview {
 		}
 		q.keys, q.kids = append(q.keys, p.keys[i]), append(q.kids, k)
 	}
-	if q.emptied == p.emptied {
-		return p
-	}
-	return &q
+	return &q // kept < len(p.kids): at least one member was emptied
 }
 
 // isEmpty reports a value that says nothing: null, "", [] or {}.
@@ -667,8 +664,9 @@ func looksLikeTimestamp(s string) bool {
 	return len(s) >= 16 && s[3] == ',' && s[4] == ' ' && digit(s[5])
 }
 
-// minimal is the shortest preview: for an object, its member count only.
-// minimalLen is len(p.minimal()), counted without building it.
+// minimalLen is the length of the shortest preview, counted without
+// building it: for an object "{" and its member count only ("{}" when it
+// has none), "" for null, else the ellipsis alone.
 func (p *preview) minimalLen() int {
 	switch {
 	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
@@ -679,18 +677,6 @@ func (p *preview) minimalLen() int {
 		return 0
 	}
 	return len(contentladder.Ellipsis)
-}
-
-func (p *preview) minimal() string {
-	switch {
-	case p.kind == 'o' && len(p.kids) == 0 && p.emptied == 0:
-		return "{}"
-	case p.kind == 'o':
-		return "{" + moreFields(0, len(p.kids), p.emptied)
-	case p.kind == 'l' && p.lit == "null":
-		return ""
-	}
-	return contentladder.Ellipsis
 }
 
 // cutFields names the top-level fields whose values are cut at limit.
