@@ -264,11 +264,4 @@ func grantConnectionIDs(g *Grant) []string {
 var _ http.Handler = (*Server)(nil)
 
 // hasGrant reports whether the dataset holds grant id.
-func (s *Server) hasGrant(id string) bool {
-	for i := range s.ds.Grants {
-		if s.ds.Grants[i].ID == id {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) hasGrant(id string) bool { return s.grant(id) != nil }

@@ -72,12 +72,7 @@ func (s *Server) MintClientToken(grantID string) (MintedToken, error) {
 // mintClientToken issues a client access token for grantID as part of the
 // OAuth sign-in family ("" for none).
 func (s *Server) mintClientToken(grantID, family string) (MintedToken, error) {
-	var g *Grant
-	for i := range s.ds.Grants {
-		if s.ds.Grants[i].ID == grantID {
-			g = &s.ds.Grants[i]
-		}
-	}
+	g := s.grant(grantID)
 	if g == nil {
 		return MintedToken{}, ErrUnknownGrant
 	}
