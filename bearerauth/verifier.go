@@ -60,8 +60,9 @@ const (
 	// 401 with an explanation, never "retry later".
 	VerdictPackage
 	// VerdictUnserved: the RS refused the token for good on the
-	// verification read (a 403 that is not an expiry, such as
-	// grant_revoked; a 404): 401 with an explanation, never "retry later".
+	// verification read (a 403 other than grant_expired and grant_revoked,
+	// which are VerdictInvalid: renew or sign in again; a 404 other than
+	// Unknown source): 401 with an explanation, never "retry later".
 	VerdictUnserved
 )
 

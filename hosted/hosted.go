@@ -178,9 +178,12 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 }
 
 // refusalVerdict reads a definitive RS refusal of the verification read:
-// 401 and 403 grant_expired (rsclient.CredentialRefused) are a token to renew (the challenge makes the
-// host refresh); 404 "Unknown source" is a grant-package token (D15); any
-// other 403 or 404 is a token the RS will never serve. Those are permanent
+// any 401 (context.* codes included: the verification read names no
+// stream or connection of a caller) and 403 grant_expired or grant_revoked
+// (rsclient.CredentialRefused) are a token to renew or a sign-in to redo
+// (the challenge makes the host refresh or sign in); 404 "Unknown source"
+// is a grant-package token (D15); any other 403 or 404 is a token the RS
+// will never serve. Those are permanent
 // answers, never "retry later". ok is false for anything else (5xx, 429, a
 // timeout): the RS could not be asked.
 func refusalVerdict(e *rsclient.Error) (bearerauth.Verdict, bool) {

@@ -95,8 +95,8 @@ const (
 		"through its hosted-MCP source picker, and the PDPP resource server's /v1 API does not serve it " +
 		"(404 Unknown source). This adapter serves grant-scoped client tokens (a token response that carries a grant_id)."
 	// UnservedTokenExplained says the RS refused the token for good.
-	UnservedTokenExplained = "The PDPP resource server refused this token for good (its grant was revoked or is " +
-		"not a grant this server serves); retrying does not help. This adapter serves grant-scoped client tokens."
+	UnservedTokenExplained = "The PDPP resource server refused this token for good (it is not a grant " +
+		"this server serves); retrying does not help. This adapter serves grant-scoped client tokens."
 	// ConnectAdvice is how a person gets a grant-scoped client token
 	// without the adapter's own sign-in.
 	ConnectAdvice = "Run pdpp connect to get a grant-scoped client token for the sources you choose, and use it with pdpp-mcp stdio."
