@@ -121,17 +121,25 @@ func grantedNames(src schemaindex.StreamSource, n int) []string {
 // withFilterValue puts the first exact value of a refused filter into the
 // search step, so the alternative is the model's own question.
 func withFilterValue(te *toolError, f rsclient.Filter) *toolError {
-	if te == nil || len(te.Next) == 0 {
-		return te
-	}
 	for _, ff := range f {
 		if v, ok := ff.Value.(string); ok && v != "" {
-			q, _ := json.Marshal(v)
-			for i, st := range te.Next {
-				te.Next[i] = strings.ReplaceAll(st, `"`+filterValuePlaceholder+`"`, string(q))
-			}
-			break
+			return withSearchText(te, v)
 		}
+	}
+	return te
+}
+
+// withSearchText puts q into the search step in place of the
+// placeholder: a refused filter's value, or — when the refused call was a
+// search — the search's own q, so the step is that search without its
+// filter, never a placeholder.
+func withSearchText(te *toolError, q string) *toolError {
+	if te == nil || q == "" {
+		return te
+	}
+	enc, _ := json.Marshal(q)
+	for i, st := range te.Next {
+		te.Next[i] = strings.ReplaceAll(st, `"`+filterValuePlaceholder+`"`, string(enc))
 	}
 	return te
 }

@@ -53,6 +53,8 @@ func TestRefusalsNameStepsThatWork(t *testing.T) {
 			[]string{`search {"q":"Priya","streams":["messages"]}`, `"sort":"-received_at"`, `"group_by_time":"received_at"`, `schema {"stream":"messages"}`}},
 		{"aggregate filter", "aggregate", map[string]any{"stream": "messages", "metric": "count", "filter": map[string]any{"from_name": "Priya"}},
 			[]string{`search {"q":"Priya","streams":["messages"]}`}},
+		{"search filter: the same search without it", "search", map[string]any{"q": "invoice", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},
+			[]string{`search {"q":"invoice","streams":["messages"]}`}},
 		{"misspelt field", "query_records", map[string]any{"stream": "messages", "fields": []string{"subjet"}},
 			[]string{`did you mean "subject"`, `schema {"stream":"messages"}`}},
 	} {

@@ -163,7 +163,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 		}
 		failed++
 		if failed == len(sources) {
-			return s.rsError(set, sources[i].grant, r.err, firstStream(a.Streams), a.ConnectionID)
+			return withSearchText(s.rsError(set, sources[i].grant, r.err, firstStream(a.Streams), a.ConnectionID), a.Q)
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
 			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(r.err))})
