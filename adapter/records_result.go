@@ -36,7 +36,7 @@ func (recordsPageResult) toolOutput() {}
 type recordOnPage struct {
 	ID        string `json:"id"`
 	DeletedAt string `json:"deleted_at,omitempty"`
-	Data      []byte `json:"data"` // JSON written by the page's fit
+	Data      string `json:"data"` // JSON written by the page's fit (the fitted text itself: no copy)
 }
 
 // structured renders the page for a model reading JSON: the text's header

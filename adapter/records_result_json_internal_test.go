@@ -63,8 +63,8 @@ func TestRecordsPageJSONMatchesEncoding(t *testing.T) {
 	full := recordsPageResult{Stream: "messages <&>", RecordsShown: 3, HasMore: true, NextCursor: "c\u2028", NextChangesSince: "s",
 		Count: "exact:7", ConnectionID: "cin_1", Warnings: []string{"warning w: <m>", "warning source_unavailable: a & b"},
 		Records: []recordOnPage{
-			{ID: "c/s:1", Data: []byte(`{"a":"<b>","n":1}`)},
-			{ID: "s:2", DeletedAt: "2026-01-01", Data: []byte(`null`)},
+			{ID: "c/s:1", Data: `{"a":"<b>","n":1}`},
+			{ID: "s:2", DeletedAt: "2026-01-01", Data: `null`},
 			{ID: "s:3"},
 		},
 		Cut: `values ending in … are cut; read one whole with read_record_field {"id":"c/s:1"}`, Legend: recordRowLegend,
@@ -91,7 +91,7 @@ func FuzzRecordsPageJSONMatchesEncoding(f *testing.F) {
 	f.Add("messages", "c/s:1", "exact:1", "c", "warn", "2026", "cur", "", true, false)
 	f.Add("s\xff\u2028", "\"", "\\", "", "<&>", "\x00", "", "since", false, true)
 	f.Fuzz(func(t *testing.T, stream, id, count, conn, warn, deletedAt, cursor, since string, more, deleted bool) {
-		e := recordOnPage{ID: id, Data: []byte(`{"k":1}`)}
+		e := recordOnPage{ID: id, Data: `{"k":1}`}
 		if deleted {
 			e.DeletedAt = deletedAt
 		}

@@ -314,18 +314,18 @@ func (p *recordPage) structuredFraming(cutLen int) int {
 // fittedJSON is record i's fields as JSON: the fitted preview of its line
 // (an object stays an object), or a JSON string where the fit of a
 // non-object value is not JSON.
-func (p *recordPage) fittedJSON(i int) []byte {
+func (p *recordPage) fittedJSON(i int) string {
 	if i >= len(p.fitted) || p.fitted[i].text == "" {
-		return nil
+		return ""
 	}
 	t := p.fitted[i].text
 	if pv := p.parsed[i]; pv != nil && pv.kind == 'o' {
-		return []byte(t)
+		return t
 	}
 	if json.Valid([]byte(t)) {
-		return []byte(t)
+		return t
 	}
-	return contentladder.AppendJSONString(nil, t)
+	return string(contentladder.AppendJSONString(nil, t))
 }
 
 func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
