@@ -188,7 +188,10 @@ func (p *searchPage) layout() *searchLayout {
 	sizes, ok := shareBudget(natural, floor, room)
 	for i := range p.hits {
 		n := 0 // unreachable with bounded ids and titles; never drop a hit
-		if ok {
+		switch {
+		case ok && sizes[i] >= natural[i]: // the whole line fits (measured above)
+			n = searchResultSnippet
+		case ok:
 			n = lines[i].fitRunes(sizes[i] - hitJSONExtra - labels[i])
 		}
 		l.shown[i] = lines[i].shown(n)
@@ -291,11 +294,9 @@ func (h searchHit) hitLine(i int) hitLine {
 	return l
 }
 
-// fitRunes is the longest snippet length (runes) whose line fits maxBytes.
+// fitRunes is the longest snippet length (runes) whose line fits
+// maxBytes, for a line that does not fit whole.
 func (l hitLine) fitRunes(maxBytes int) int {
-	if len(l.render(searchResultSnippet)) <= maxBytes {
-		return searchResultSnippet // what the search below would settle on
-	}
 	return max(0, sort.Search(searchResultSnippet+1, func(n int) bool { return len(l.render(n)) > maxBytes })-1)
 }
 
