@@ -294,8 +294,11 @@ func (h *hosted) authorize(w http.ResponseWriter, r *http.Request, bearer string
 		if done != nil {
 			done(served)
 		}
-		if served {
+		switch {
+		case served:
 			h.limit.vouch(g.Key)
+		case err == nil: // a definitive other verdict: its re-checks cost budget again
+			h.limit.unvouch(g.Key)
 		}
 	}
 	if err != nil && h.servedBeforeOutage(g) {
@@ -408,6 +411,7 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 		h.opts.Metrics.observeAuth(authRevoked)
 		h.auth.Forget(bearer)
 		h.a.ForgetGrant(g)
+		h.limit.unvouch(g.Key)
 		h.log.Info("RS refused a verified token; challenging", "token", g.Key)
 		h.challenge(w, r, "Invalid or expired token", invalidToken("The resource server refused the access token (expired or revoked); refresh it or sign in again."))
 		return

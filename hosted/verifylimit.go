@@ -151,6 +151,10 @@ func (l *verifyLimiter) vouch(key string) {
 	})
 }
 
+// unvouch forgets that the token with hash key is a client token: the RS
+// refused it since, so its next re-checks are charged like a stranger's.
+func (l *verifyLimiter) unvouch(key string) { l.vouched.Forget(key) }
+
 // begin admits one check of a new bearer from client: false (answer 429)
 // when the client or all clients together have no check left, and none
 // under way frees one within ctx. Otherwise done must be called with
