@@ -92,7 +92,7 @@ func (r Refresher) Refresh(ctx context.Context, refused string) (RefreshOutcome,
 	defer unlock()
 	doc, err := readRaw(path)
 	if err != nil {
-		return Current, err
+		return Current, nil // nothing to renew; Load says what is wrong with the file
 	}
 	var v refreshView
 	if raw, ok := doc["credential"]; ok {
