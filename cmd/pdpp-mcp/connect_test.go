@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,18 +22,32 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// realAuthRS is the mock RS with its authorization server in the real AS's
-// posture (refresh tokens rotate; a reused one revokes the sign-in), client
-// tokens living 10 minutes on clock.
-func realAuthRS(t *testing.T, clock *mockClock) *rstest.TestServer {
+// authRS is the mock RS with its authorization server in the real AS's
+// posture (refresh tokens rotate; a reused one revokes the sign-in),
+// client tokens living 10 minutes on its clock.
+type authRS struct {
+	*rstest.Server
+	URL string
+}
+
+// realAuthRS starts an authRS; wrap, when set, sits in front of it.
+func realAuthRS(t *testing.T, clock *mockClock, wrap ...func(http.Handler) http.Handler) *authRS {
 	t.Helper()
 	ds, err := demodata.Build(demodata.Options{Records: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := rstest.NewServer(ds, rstest.WithRealAuthServer(), rstest.WithTokenTTL(10*time.Minute), rstest.WithClock(clock.Now))
-	t.Cleanup(rs.Close)
-	return rs
+	srv, err := rstest.New(ds, rstest.Options{AuthRealPosture: true, TokenTTL: 10 * time.Minute, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	for _, w := range wrap {
+		h = w(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return &authRS{Server: srv, URL: hs.URL}
 }
 
 // fakeBrowser follows the authorization URL as a browser does, through the
@@ -89,7 +105,7 @@ func connectProcess(t *testing.T, bin, dir string, browse func(string), args ...
 }
 
 // tokenRequests counts the AS's token endpoint requests.
-func tokenRequests(rs *rstest.TestServer) int {
+func tokenRequests(rs *authRS) int {
 	n := 0
 	for _, r := range rs.Requests() {
 		if r.Path == "/oauth/token" {
@@ -132,7 +148,7 @@ func readConnection(t *testing.T, path string) cachedConnection {
 
 // connected runs connect against rs with --connector slack and returns
 // the cache file's path.
-func connected(t *testing.T, bin, dir string, rs *rstest.TestServer) string {
+func connected(t *testing.T, bin, dir string, rs *authRS) string {
 	t.Helper()
 	var page string
 	var mu sync.Mutex
@@ -257,6 +273,40 @@ func TestStdioRenewsAcrossTokenLifetimes(t *testing.T) {
 	}
 }
 
+// refreshRace holds the first refresh request at the token endpoint
+// until a second one arrives, or for holdFor when none does: two sessions
+// that each read the cache and refresh while the other's refresh is in
+// flight both present the same refresh token, and the AS revokes the
+// sign-in. With the cache lock the second session waits instead, and no
+// second request comes while the first is held.
+type refreshRace struct {
+	armed  atomic.Bool
+	seen   atomic.Int32
+	second chan struct{}
+}
+
+// holdFor is how long the first refresh is held when no second comes. It
+// bounds the test's length only: a session that waits for the lock sends
+// nothing during it, however slow the machine.
+const holdFor = 2 * time.Second
+
+func (rr *refreshRace) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rr.armed.Load() && r.URL.Path == "/oauth/token" {
+			switch rr.seen.Add(1) {
+			case 1:
+				select {
+				case <-rr.second:
+				case <-time.After(holdFor):
+				}
+			case 2:
+				close(rr.second)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // Two stdio sessions on one cache whose token the RS refuses at the same
 // moment renew it once: the second waits for the first's lock, sees the
 // rotated credential and uses it. Presenting the spent refresh token again
@@ -265,7 +315,8 @@ func TestTwoStdioSessionsRenewOnce(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	clock := &mockClock{t: time.Now()}
-	rs := realAuthRS(t, clock)
+	race := &refreshRace{second: make(chan struct{})}
+	rs := realAuthRS(t, clock, race.wrap)
 	dir := t.TempDir()
 	connected(t, bin, dir, rs)
 	a := startStdio(t, bin, dir, "--provider-url", rs.URL)
@@ -277,6 +328,7 @@ func TestTwoStdioSessionsRenewOnce(t *testing.T) {
 		}
 	}
 	before := tokenRequests(rs)
+	race.armed.Store(true)
 	clock.Advance(11 * time.Minute)
 	var wg sync.WaitGroup
 	codes := make([]string, 2)
