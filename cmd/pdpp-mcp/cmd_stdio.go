@@ -93,12 +93,8 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	cachePath, _ := credcache.CacheFilePath(f.cacheRoot, providerURL)
 	renewal := newStdioRenewal(f.cacheRoot, providerURL, stderr)
-	tokens, path, err := renewal.load(ctx, time.Now())
-	if warn := credcache.PermissionWarning(cachePath); warn != "" {
-		fmt.Fprintf(stderr, "pdpp-mcp: warning: %s\n", warn)
-	}
+	tokens, path, err := renewal.start(ctx, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		var ce *credcache.CredentialError

@@ -39,6 +39,16 @@ func newStdioRenewal(cacheRoot, providerURL string, stderr io.Writer) *stdioRene
 	return &stdioRenewal{refresher: credcache.Refresher{CacheRoot: cacheRoot, ProviderURL: providerURL}, stderr: stderr}
 }
 
+// start is the session's first load; it also warns when the cache file
+// lets other users read it (its tokens read the person's data).
+func (r *stdioRenewal) start(ctx context.Context, now time.Time) ([]credcache.Token, string, error) {
+	path, _ := credcache.CacheFilePath(r.refresher.CacheRoot, r.refresher.ProviderURL)
+	if warn := credcache.PermissionWarning(path); warn != "" {
+		fmt.Fprintf(r.stderr, "pdpp-mcp: warning: %s\n", warn)
+	}
+	return r.load(ctx, now)
+}
+
 // load renews a token that is due, then reads the cache: at start-up (a
 // cache older than its token) and as the adapter's Reload. When the
 // renewal failed the tokens keep their real expiry, not their refresh
