@@ -246,8 +246,14 @@ func renewCommand(f connectFlags) string {
 		}
 		parts = append(parts, "--cache-root", shellQuote(abs))
 	}
-	return strings.Join(parts, " ")
+	if cmd := strings.Join(parts, " "); len(cmd) <= maxRenewWith {
+		return cmd
+	}
+	return strings.Join(parts[:3], " ") // the reader drops a longer one
 }
+
+// maxRenewWith is the longest renew_with the cache reader accepts.
+const maxRenewWith = 200
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe
 // characters.
