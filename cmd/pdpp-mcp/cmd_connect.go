@@ -192,6 +192,7 @@ func connect(ctx context.Context, f connectFlags, open func(string) bool, stderr
 	if err != nil {
 		return "", err
 	}
+	obtained := time.Now() // before the exchange: the lifetime is counted from no later than its start
 	tok, err := conf.Exchange(context.WithValue(ctx, oauth2.HTTPClient, client), code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		return "", fmt.Errorf("token exchange at %s: %v", as.TokenEndpoint, err)
@@ -199,9 +200,8 @@ func connect(ctx context.Context, f connectFlags, open func(string) bool, stderr
 	if err := checkIssuedToken(ctx, client, f, tok); err != nil {
 		return "", err
 	}
-	now := time.Now()
 	cred := credcache.Credential{AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken,
-		ExpiresAt: tok.Expiry, ObtainedAt: now}
+		ExpiresAt: tok.Expiry, ObtainedAt: obtained}
 	if g, ok := tok.Extra("grant_id").(string); ok {
 		cred.GrantID = g
 	}
@@ -210,7 +210,7 @@ func connect(ctx context.Context, f connectFlags, open func(string) bool, stderr
 	}
 	return credcache.Store(ctx, f.cacheRoot, credcache.Connection{ProviderURL: f.providerURL, AuthorizationServer: as.Issuer,
 		TokenEndpoint: as.TokenEndpoint, ClientID: rc.ClientID, ClientName: rc.ClientName,
-		RenewWith: renewCommand(f), Credential: cred}, now)
+		RenewWith: renewCommand(f), Credential: cred}, time.Now())
 }
 
 // selectionParams are the authorize parameters of the selection.
