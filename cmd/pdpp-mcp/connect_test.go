@@ -347,3 +347,35 @@ func TestTwoStdioSessionsRenewOnce(t *testing.T) {
 		t.Errorf("%d token requests for one expiry, want 1", n)
 	}
 }
+
+// A session started on a cache whose token already passed its refresh
+// point (its expires_at edited into the past, as a host started after a
+// night away finds it) renews before its first read.
+func TestStdioRenewsAStaleCacheAtStartUp(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	rs := realAuthRS(t, &mockClock{t: time.Now()})
+	dir := t.TempDir()
+	path := connected(t, bin, dir, rs)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["credential"].(map[string]any)["expires_at"] = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	edited, _ := json.Marshal(doc)
+	if err := os.WriteFile(path, edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := tokenRequests(rs)
+	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
+	if code, text := s.call("query_records", map[string]any{"stream": "messages", "limit": 2}); code != "" {
+		t.Fatalf("stale cache: %s\nstderr:\n%s", text, s.stderr.String())
+	}
+	if n := tokenRequests(rs) - before; n != 1 || !strings.Contains(s.stderr.String(), "renewed the cached credential") {
+		t.Errorf("%d token requests, want 1 renewal:\n%s", n, s.stderr.String())
+	}
+}
