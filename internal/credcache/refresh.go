@@ -101,7 +101,7 @@ func (r Refresher) Refresh(ctx context.Context, refused string) (RefreshOutcome,
 	_ = json.Unmarshal(doc["token_endpoint"], &v.TokenEndpoint)
 	_ = json.Unmarshal(doc["client"], &v.Client)
 	c := v.Credential
-	if c == nil || c.isOwner() || !r.due(*c, refused) {
+	if c == nil || c.isOwner() || fileOwner(doc) || !r.due(*c, refused) {
 		return Current, nil
 	}
 	if c.RefreshToken == "" || v.Client.ClientID == "" || !httpURL(v.TokenEndpoint) {
@@ -123,6 +123,18 @@ func (r Refresher) Refresh(ctx context.Context, refused string) (RefreshOutcome,
 		return Current, fmt.Errorf("credential cache %s: the refreshed credential could not be written (%v); the previous refresh token is spent, sign in again", path, err)
 	}
 	return Refreshed, nil
+}
+
+// fileOwner reports whether the file itself is labelled owner (Load then
+// refuses it whole, and nothing of it is ever sent).
+func fileOwner(doc map[string]json.RawMessage) bool {
+	for _, k := range []string{"pdpp_token_kind", "token_kind", "kind", "role"} {
+		var label string
+		if json.Unmarshal(doc[k], &label) == nil && anyOwner(label) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r Refresher) now() time.Time {
@@ -194,7 +206,7 @@ func refreshed(old json.RawMessage, tok *oauth2.Token, now time.Time) map[string
 	_ = json.Unmarshal(old, &m)
 	c := Credential{AccessToken: tok.AccessToken, TokenType: tok.TokenType, ExpiresAt: expiry(tok, now), ObtainedAt: now}
 	delete(m, "expires_at")
-	for k, v := range c.json() {
+	for k, v := range c.members() {
 		m[k] = v
 	}
 	if tok.RefreshToken != "" {

@@ -259,3 +259,29 @@ func TestRefreshWithoutRefreshTokenOrRefused(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// A file labelled owner, at the top or on its credential, is never
+// refreshed: nothing of it is sent anywhere.
+func TestRefreshNeverSendsAnOwnerFile(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Now()}
+	s := signIn(t, clk)
+	path, _ := credcache.CacheFilePath(s.root, s.url)
+	orig, _ := os.ReadFile(path)
+	for _, label := range []func(doc map[string]any){
+		func(doc map[string]any) { doc["pdpp_token_kind"] = "owner" },
+		func(doc map[string]any) { doc["credential"].(map[string]any)["role"] = "owner" },
+	} {
+		var doc map[string]any
+		_ = json.Unmarshal(orig, &doc)
+		label(doc)
+		b, _ := json.Marshal(doc)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := credcache.Refresher{CacheRoot: s.root, ProviderURL: s.url, Now: clk.Now}
+		if got, err := r.Refresh(context.Background(), s.first.AccessToken); got != credcache.Current || err != nil || s.tokenHits.Load() != 0 {
+			t.Errorf("owner file: %v %v, %d token requests", got, err, s.tokenHits.Load())
+		}
+	}
+}

@@ -37,8 +37,8 @@ type Credential struct {
 	ObtainedAt time.Time
 }
 
-// json is the credential object as the cache holds it.
-func (c Credential) json() map[string]any {
+// members are the credential object's members as the cache holds them.
+func (c Credential) members() map[string]any {
 	m := map[string]any{"access_token": c.AccessToken, "token_type": orBearer(c.TokenType)}
 	if !c.ExpiresAt.IsZero() {
 		m["expires_at"] = c.ExpiresAt.UTC().Format(time.RFC3339Nano)
@@ -80,7 +80,7 @@ func Store(ctx context.Context, cacheRoot string, c Connection, now time.Time) (
 		"provider_url": norm, "authorization_server": c.AuthorizationServer, "token_endpoint": c.TokenEndpoint,
 		"scope":      "",
 		"client":     map[string]any{"client_id": c.ClientID, "client_name": c.ClientName, "token_endpoint_auth_method": "none"},
-		"credential": c.Credential.json(),
+		"credential": c.Credential.members(),
 		"created_at": now.UTC().Format(time.RFC3339Nano),
 	}
 	if c.RenewWith != "" {
