@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pdpp/pdpp-mcp/internal/ritest"
 )
 
@@ -67,7 +69,12 @@ func (h hintCall) key() string {
 }
 
 // exact is the call with its real values, the dedup key.
-func (h hintCall) exact() string { return h.Tool + " " + h.argsJSON() + h.Raw }
+func (h hintCall) exact() string {
+	if h.Args == nil {
+		return h.Tool + " " + h.Raw
+	}
+	return h.Tool + " " + h.argsJSON()
+}
 
 // argsJSON is the arguments as compact JSON with sorted keys and without
 // HTML escapes, as a model would read them.
@@ -281,4 +288,43 @@ func hintTable(rows []hintRow) string {
 		}
 	}
 	return b.String()
+}
+
+// TestHintsInProse pins how hints are read from the adapter's prose.
+func TestHintsInProse(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		line string
+		want []string // exact() of each hint
+	}{
+		{`every option of the stream: schema {"stream":"messages"}`, []string{`schema {"stream":"messages"}`}},
+		{`Retry: search {"q":"a } b","mode":"semantic"} then fetch {"id":"x"}`,
+			[]string{`search {"mode":"semantic","q":"a } b"}`, `fetch {"id":"x"}`}},
+		{`read one whole with read_record_field {"id":"c/s:k","field_path":"to"} (any listed id and field)`,
+			[]string{`read_record_field {"field_path":"to","id":"c/s:k"}`}},
+		{`a cut call query_records {"stream":"mess…`, []string{`query_records {"stream":"mess…`}},
+		{`no call here: schematic {"x":1}`, nil},
+	} {
+		var got []string
+		for _, h := range hintsInProse(c.line) {
+			got = append(got, h.exact())
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", c.line, diff)
+		}
+	}
+}
+
+// FuzzHintsInProse: any line reads without panicking, and every hint
+// names one of the tools.
+func FuzzHintsInProse(f *testing.F) {
+	f.Add(`Retry: search {"q":"x","mode":"semantic"}`)
+	f.Add(`schema {"stream":"messages"} and query_records({"stream":"a"})`)
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, h := range hintsInProse(line) {
+			if !slices.Contains(hintTools, h.Tool) {
+				t.Fatalf("hint names tool %q", h.Tool)
+			}
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -173,7 +174,11 @@ func untar(r io.Reader, dir string, strip int) error {
 		if err != nil {
 			return err
 		}
-		parts := strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(h.Name)), "/"), "/")
+		raw := strings.Split(strings.Trim(filepath.ToSlash(h.Name), "/"), "/")
+		if slices.Contains(raw, "..") {
+			return fmt.Errorf("archive entry %q climbs out of its folder", h.Name)
+		}
+		parts := slices.DeleteFunc(raw, func(p string) bool { return p == "" || p == "." })
 		if len(parts) <= strip {
 			continue
 		}
