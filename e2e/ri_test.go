@@ -300,3 +300,36 @@ func firstDiff(a, b string) int {
 	}
 	return min(len(a), len(b))
 }
+
+// TestRIWorkOnlyGrant: a token of the Work connection alone sees Work's
+// records only, in both modes: three of the five kayak messages, Work's
+// count, and a plain page that pages with its own cursor.
+func TestRIWorkOnlyGrant(t *testing.T) {
+	t.Parallel()
+	ri := ritest.Shared(t)
+	tok := riMint(t, ri, ritest.MintOptions{Connections: []string{ri.Connections["work"]}})
+	provider := riContractProxy(t, ri.RSURL)
+	var workKayak []string
+	for _, id := range ri.Truth.KayakItinerary {
+		if strings.HasPrefix(id, "work-") {
+			workKayak = append(workKayak, id)
+		}
+	}
+	for _, sess := range riSessions(provider, tok) {
+		t.Run(sess.mode, func(t *testing.T) {
+			t.Parallel()
+			c := &textClient{t: t, s: sess.open(t), r: textReader{}}
+			var keys []string
+			for _, h := range c.r.hits(c.must("search", map[string]any{"q": "kayak itinerary"})) {
+				keys = append(keys, recordKey(h.id))
+			}
+			sameSet(t, "work-only kayak hits", slices.Clone(workKayak), keys)
+			n := c.r.aggValue(c.must("aggregate", map[string]any{"stream": "messages", "metric": "count"}))
+			if want := strconv.Itoa(len(ri.Truth.PerConnection["work"].MessageIDs)); n != want {
+				t.Errorf("work-only count = %q, want %s", n, want)
+			}
+			got := recordIDs(c.pageRecords(map[string]any{"stream": "messages", "limit": 8}))
+			sameSet(t, "work-only pages", connTruth(ri, "work", "messages"), got)
+		})
+	}
+}
