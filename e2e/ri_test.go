@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -331,5 +332,56 @@ func TestRIWorkOnlyGrant(t *testing.T) {
 			got := recordIDs(c.pageRecords(map[string]any{"stream": "messages", "limit": 8}))
 			sameSet(t, "work-only pages", connTruth(ri, "work", "messages"), got)
 		})
+	}
+}
+
+// knownRIAdapterBugs are adapter defects the RI tests see today, by test,
+// with what goes wrong; a test whose bug is listed logs it instead of
+// failing, and fails once the bug is gone so the entry is removed.
+var knownRIAdapterBugs = map[string]string{
+	"TestRIOverlappingGrants/search_duplicates": "stdio with two cached grants that both cover Work (both connections + Work only) " +
+		"fans search out to both and lists each Work hit twice (8 hits for 5 messages); query_records and aggregate pick the covering grant",
+}
+
+// knownBug reports a defect: logged when knownRIAdapterBugs lists it,
+// an error otherwise. It returns whether the defect was seen.
+func knownBug(t *testing.T, name string, seen bool, format string, args ...any) {
+	t.Helper()
+	reason, known := knownRIAdapterBugs[name]
+	switch {
+	case seen && known:
+		t.Logf("known adapter bug %s (%s): %s", name, reason, fmt.Sprintf(format, args...))
+	case seen:
+		t.Errorf(format, args...)
+	case known:
+		t.Errorf("knownRIAdapterBugs[%q] no longer happens: remove it", name)
+	}
+}
+
+// TestRIOverlappingGrants: the stdio server over a cache holding a grant
+// of both connections and a narrower Work-only grant answers as the wider
+// grant alone would: every kayak message once, the full count.
+func TestRIOverlappingGrants(t *testing.T) {
+	t.Parallel()
+	ri := ritest.Shared(t)
+	both := riMint(t, ri, ritest.MintOptions{})
+	work := riMint(t, ri, ritest.MintOptions{Connections: []string{ri.Connections["work"]}, Streams: []string{"messages"}})
+	provider := riContractProxy(t, ri.RSURL)
+	c := &textClient{t: t, s: riStdio(t, provider, both, work), r: textReader{}}
+
+	page := c.must("search", map[string]any{"q": "kayak itinerary"})
+	var ids, keys []string
+	for _, h := range c.r.hits(page) {
+		ids = append(ids, h.id)
+		keys = append(keys, recordKey(h.id))
+	}
+	dup := duplicates(ids)
+	knownBug(t, "TestRIOverlappingGrants/search_duplicates", len(dup) > 0, "search lists %v more than once:\n%s", dup, page)
+	slices.Sort(keys)
+	sameSet(t, "kayak itinerary hits, once each", slices.Clone(ri.Truth.KayakItinerary), slices.Compact(keys))
+
+	n := c.r.aggValue(c.must("aggregate", map[string]any{"stream": "messages", "metric": "count"}))
+	if want := strconv.Itoa(ri.Truth.MessagesTotal); n != want {
+		t.Errorf("count over overlapping grants = %q, want %s", n, want)
 	}
 }

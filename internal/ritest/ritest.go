@@ -305,6 +305,9 @@ func readJSON(path string, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
+// startBudget bounds Shared's build, seed and start together.
+const startBudget = 20 * time.Minute
+
 // The process-wide RI that Shared hands out.
 var (
 	shared     *RI
@@ -331,7 +334,11 @@ func Shared(t testing.TB) *RI {
 	sharedOnce.Do(func() {
 		t0 := time.Now()
 		var tm Timings
-		shared, tm, sharedErr = Start(context.Background(), src, func(f string, a ...any) { t.Logf(f, a...) })
+		// A bound for a build that hangs (a stuck registry download): a cold
+		// build and seed take minutes, a warm start seconds.
+		ctx, cancel := context.WithTimeout(context.Background(), startBudget)
+		defer cancel()
+		shared, tm, sharedErr = Start(ctx, src, func(f string, a ...any) { t.Logf(f, a...) })
 		t.Logf("RI ready in %v (build %v, seed %v, start %v)", time.Since(t0).Round(time.Millisecond),
 			tm.Build.Round(time.Millisecond), tm.Seed.Round(time.Millisecond), tm.Start.Round(time.Millisecond))
 	})
