@@ -46,7 +46,7 @@ func riSessions(provider string, tok ritest.ClientToken) []riSession {
 func riServe(t *testing.T, provider string) string {
 	t.Helper()
 	cmd := exec.Command(binPath, "serve", "--provider-url", provider, "--addr", "127.0.0.1:0")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), waitForDetails}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "serve: "}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -73,7 +73,7 @@ func riStdio(t *testing.T, provider string, toks ...ritest.ClientToken) *goSessi
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binPath, "--provider-url", provider, "--cache-root", root)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, waitForDetails}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "stdio: "}
 	s := connect(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, defaultProtocol)
 	watchProcess(t, cmd, false)
