@@ -24,6 +24,11 @@ import (
 // validates it against openapi.yaml. The tests assert on what the model
 // sees, in both channels: the text (textReader) and structuredContent
 // (structuredReader), against the seeded data set's ground truth.
+//
+// Each RI test may take longer than 3 s: the first one of a test process
+// waits for ritest.Shared to start the RI (seconds over the cached seeded
+// database; a first build and seed on a machine takes minutes), and the
+// rest run real node servers on a shared two-core machine.
 
 // riSession is one adapter session on the RI in one mode.
 type riSession struct {
