@@ -23,7 +23,7 @@ const (
 	gmailSource  = "https://registry.pdpp.dev/connectors/gmail"
 	purposeCode  = "https://pdpp.dev/purpose/personal_ai_assistant"
 	dataAccess   = "https://pdpp.dev/data-access"
-	clientRedire = "http://127.0.0.1:18999/callback" // never contacted: the code is read from Location
+	clientRedirect = "http://127.0.0.1:18999/callback" // never contacted: the code is read from Location
 )
 
 // DefaultStreams is the grant of a client token when MintOptions names no
@@ -82,7 +82,7 @@ func (r *RI) Mint(ctx context.Context, o MintOptions) (ClientToken, error) {
 		ClientID string `json:"client_id"`
 	}
 	if err := c.doJSON(ctx, request{method: "POST", url: r.ASURL + "/oauth/register", json: map[string]any{
-		"client_name": o.ClientName, "redirect_uris": []string{clientRedire},
+		"client_name": o.ClientName, "redirect_uris": []string{clientRedirect},
 		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
 		"token_endpoint_auth_method": "none",
 	}}, &reg, 200, 201); err != nil {
@@ -94,7 +94,7 @@ func (r *RI) Mint(ctx context.Context, o MintOptions) (ClientToken, error) {
 	}
 	var tok tokenAnswer
 	if err := c.doJSON(ctx, request{method: "POST", url: r.ASURL + "/oauth/token", form: url.Values{
-		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {clientRedire},
+		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {clientRedirect},
 		"client_id": {reg.ClientID}, "code_verifier": {verifier},
 	}}, &tok, 200); err != nil {
 		return ClientToken{}, fmt.Errorf("code exchange: %w", err)
@@ -117,7 +117,7 @@ func (r *RI) authorize(ctx context.Context, c httpc, clientID string, o MintOpti
 		"access_mode": "continuous", "purpose_code": purposeCode, "streams": streams,
 	}})
 	q := url.Values{
-		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {clientRedire},
+		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {clientRedirect},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(challenge[:])}, "code_challenge_method": {"S256"},
 		"state": {state}, "authorization_details": {string(details)},
 	}
