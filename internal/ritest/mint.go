@@ -20,9 +20,9 @@ import (
 // The grant every client token asks for: the gmail connector as the RI
 // registers it, for a personal AI assistant, continuous access.
 const (
-	gmailSource  = "https://registry.pdpp.dev/connectors/gmail"
-	purposeCode  = "https://pdpp.dev/purpose/personal_ai_assistant"
-	dataAccess   = "https://pdpp.dev/data-access"
+	gmailSource    = "https://registry.pdpp.dev/connectors/gmail"
+	purposeCode    = "https://pdpp.dev/purpose/personal_ai_assistant"
+	dataAccess     = "https://pdpp.dev/data-access"
 	clientRedirect = "http://127.0.0.1:18999/callback" // never contacted: the code is read from Location
 )
 
