@@ -94,25 +94,35 @@ func (r Refresher) Refresh(ctx context.Context, refused string) (RefreshOutcome,
 	if err != nil {
 		return Current, nil // nothing to renew; Load says what is wrong with the file
 	}
+	v := decodeRefreshView(doc)
+	switch c := v.Credential; {
+	case c == nil || c.isOwner() || fileOwner(doc) || !r.due(*c, refused):
+		return Current, nil
+	case c.RefreshToken == "" || v.Client.ClientID == "" || !httpURL(v.TokenEndpoint):
+		return NotRefreshable, nil
+	}
+	return r.rotate(ctx, path, doc, v)
+}
+
+// decodeRefreshView reads what a refresh needs of the file's members.
+func decodeRefreshView(doc map[string]json.RawMessage) refreshView {
 	var v refreshView
 	if raw, ok := doc["credential"]; ok {
 		_ = json.Unmarshal(raw, &v.Credential)
 	}
 	_ = json.Unmarshal(doc["token_endpoint"], &v.TokenEndpoint)
 	_ = json.Unmarshal(doc["client"], &v.Client)
-	c := v.Credential
-	if c == nil || c.isOwner() || fileOwner(doc) || !r.due(*c, refused) {
-		return Current, nil
-	}
-	if c.RefreshToken == "" || v.Client.ClientID == "" || !httpURL(v.TokenEndpoint) {
-		return NotRefreshable, nil
-	}
-	tok, err := r.tokenRequest(ctx, v.TokenEndpoint, v.Client.ClientID, c.RefreshToken)
+	return v
+}
+
+// rotate sends the refresh and writes the answer into doc's credential,
+// keeping every other member.
+func (r Refresher) rotate(ctx context.Context, path string, doc map[string]json.RawMessage, v refreshView) (RefreshOutcome, error) {
+	tok, err := r.tokenRequest(ctx, v.TokenEndpoint, v.Client.ClientID, v.Credential.RefreshToken)
 	if err != nil {
 		return Current, err
 	}
-	doc["credential"], err = json.Marshal(refreshed(doc["credential"], tok, r.now()))
-	if err != nil {
+	if doc["credential"], err = json.Marshal(refreshed(doc["credential"], tok, r.now())); err != nil {
 		return Current, err
 	}
 	raw, err := marshalCache(doc)
