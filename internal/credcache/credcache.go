@@ -1,8 +1,12 @@
-// Package credcache reads the stdio credential cache that `pdpp connect`
-// writes (<cache root>/clients/<host>.json): the scoped client tokens the
-// stdio adapter reads with. Owner credentials anywhere in a file refuse the
-// whole file. It also keeps the stdio cursor secret beside the credentials
-// (CursorSecret). Only cmd uses it; the hosted door takes bearers per request.
+// Package credcache is the stdio credential cache
+// (<cache root>/clients/<host>.json): the scoped client tokens the stdio
+// adapter reads with (Load), as `pdpp connect` and `pdpp-mcp connect`
+// write them (Store), and their renewal with the cached refresh token
+// (Refresher), one writer at a time under a lock file beside the cache.
+// Owner credentials anywhere in a file refuse the whole file; anything but
+// a regular file at the path is refused without blocking. It also keeps
+// the stdio cursor secret beside the credentials (CursorSecret). Only cmd
+// uses it; the hosted door takes bearers per request.
 package credcache
 
 import (
