@@ -23,7 +23,8 @@ const stdioUsage = `usage: pdpp-mcp [--provider-url URL] [--cache-root DIR] [--s
 Serves the PDPP MCP tools over stdio with the grant-scoped client
 credential(s) that 'pdpp-mcp connect <provider-url>' (or 'pdpp connect')
 cached, renewing them with the cached refresh token before they expire and
-when the RS refuses them. Owner credentials are refused. stdout carries only MCP messages; diagnostics go to stderr.
+when the RS refuses them. Owner credentials are refused. stdout carries
+only MCP messages; diagnostics go to stderr.
 
 Each flag also comes from the environment variable shown; a flag on the
 command line wins over the variable, the variable over the default.
