@@ -36,6 +36,9 @@ type searchReq struct {
 	// lexicalGap marks the connection streams missing from the lexical
 	// index (Options.LexicalGaps).
 	lexicalGap map[csKey]bool
+	// client is a client-token search: its lexical skipped-source warnings
+	// name no connector, as the reference's do.
+	client bool
 }
 
 // search serves /v1/search and, when mounted, /semantic and /hybrid.
@@ -57,12 +60,17 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		hits, total = s.ix.search.SemanticPage(q, sr.off, sr.limit)
 		hasMore = sr.off+len(hits) < total
 	default:
-		lex, lt := s.ix.search.LexicalPage(q, 0, sr.limit)
+		lex, _ := s.ix.search.LexicalPage(q, 0, sr.limit)
 		qs := q
 		qs.FieldAllowed = sr.fieldAllowed(modeSemantic)
-		sem, st := s.ix.search.SemanticPage(qs, 0, sr.limit)
+		sem, _ := s.ix.search.SemanticPage(qs, 0, sr.limit)
 		lexScore, semScore = scoreMap(lex), scoreMap(sem)
 		hits = searchindex.Hybrid(lex, sem, sr.limit)
+		// has_more says only whether the merge of the two first pages was
+		// cut to limit (reference implementation:
+		// operations/rs-search-hybrid/index.ts, executeSearchHybrid): with
+		// semantic neighbours for any query, "either side has more" would
+		// be true of every hybrid search.
 		union := map[searchindex.DocKey]bool{}
 		for k := range lexScore {
 			union[k] = true
@@ -70,7 +78,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		for k := range semScore {
 			union[k] = true
 		}
-		hasMore = len(union) > len(hits) || lt > len(lex) || st > len(sem)
+		hasMore = len(union) > len(hits)
 		total = len(hits)
 	}
 	data := []obj{}
@@ -115,7 +123,7 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	if err := searchGate(c, mode); err != nil {
 		return nil, err
 	}
-	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap}
+	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap, client: !c.p.owner}
 	sr.text, _ = q.one("q")
 	if strings.TrimSpace(sr.text) == "" {
 		return nil, newErr("invalid_request", "q", "q is required and must be non-empty")
@@ -355,13 +363,20 @@ func (sr *searchReq) skippedSources(mode string) []any {
 	sort.Strings(conns)
 	var out []any
 	for _, c := range conns {
-		t := keys[c]
-		src := t.info.connector.SourceID
-		if src == "" {
-			src = t.info.connector.Key
+		// The reference's client-token lexical plan has no connector id
+		// (source ""); its semantic plan names the binding's connector
+		// (operations/rs-search-lexical/index.ts and
+		// operations/rs-search-semantic/index.ts, executeSearch*, the
+		// skippedSources of resolveClientBindings).
+		src := ""
+		if mode == modeSemantic || !sr.client {
+			t := keys[c]
+			if src = t.info.connector.SourceID; src == "" {
+				src = t.info.connector.Key
+			}
 		}
 		out = append(out, warning("source_skipped_not_applicable", "", obj{{"source", src}, {"connection_id", c}},
-			fmt.Sprintf("Source skipped: no %s search fields are declared for the requested streams", mode)))
+			fmt.Sprintf("Connection '%s' under connector '%s' is not applicable to this query and was skipped.", c, src)))
 	}
 	return out
 }
