@@ -37,9 +37,27 @@ func (v StreamView) notes() []string {
 		out = append(out, fmt.Sprintf("more_sources=%d: call schema(stream, connection_id) for one source", omitted))
 	}
 	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
-		out = append(out, `stream has several connections: pass connection_id to fetch, page, count_distinct or detail:"full"`)
+		out = append(out, v.severalConnectionsNote())
 	}
 	return out
+}
+
+// severalConnectionsNote says what connection_id is for on a stream with
+// several connections: paging one connection (a merged page has no
+// cursor) and detail:"full". count_distinct is named only where a source
+// advertises it: the reference RS refuses it across connections ("scope
+// with connection_id") but, where the manifest declares none, refuses it
+// with connection_id too (server/aggregate-request-validation.ts,
+// requireDeclaredAggregate), so naming it there is a dead end.
+func (v StreamView) severalConnectionsNote() string {
+	for _, s := range v.Sources {
+		for _, a := range s.Aggregations {
+			if a.Kind == "count_distinct" && len(a.Fields) > 0 {
+				return `stream has several connections: pass connection_id to page one connection, for count_distinct, or with detail:"full"`
+			}
+		}
+	}
+	return `stream has several connections: pass connection_id to page one connection or with detail:"full"`
 }
 
 func connectionTotal(ss []StreamSource) int {
@@ -300,15 +318,18 @@ func (s StreamSource) searchText(stream string) string {
 }
 
 // unadvertisedSearchText is for a stream whose schema advertises nothing:
-// the real RS still searches it, so point at the modes the RS offers.
+// the real RS still searches it, so point at the modes the RS offers. It
+// says in words what to search with rather than printing a call with a
+// placeholder: a template's "<words>" run as written finds nothing
+// lexically and unrelated records semantically.
 func (s StreamSource) unadvertisedSearchText(stream string) string {
 	if len(s.OfferedModes) == 0 {
 		return "search fields not advertised, and the RS advertises no search mode"
 	}
-	out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; try search {"q":"<words>","streams":[%q]}`,
+	out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; search with "streams":[%q] and "q" set to words the records contain (a name, or words of a subject or title)`,
 		strings.Join(s.OfferedModes, "|"), stream)
 	if alt := semanticFallback(s.OfferedModes); alt != "" {
-		out += fmt.Sprintf(`; if lexical finds nothing, add "mode":%q`, alt)
+		out += fmt.Sprintf(`; if lexical finds nothing, "mode":%q ranks by meaning and returns the nearest records for any words, which need not contain them`, alt)
 	}
 	return out
 }
