@@ -1,6 +1,8 @@
 package adapter_test
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,4 +58,45 @@ func countDistinctField(text string) string {
 		return rest
 	}
 	return rest[:end]
+}
+
+// readRecordFieldRE finds a read_record_field call a page names.
+var readRecordFieldRE = regexp.MustCompile(`read_record_field (\{[^{}]*\})`)
+
+// TestRecordFooterNamesATextField: a records page's cut hint names
+// read_record_field only on a text field — the RS refuses a boolean, a
+// number or an array with field_not_text — so the call runs as written,
+// from the text and from structuredContent alike.
+func TestRecordFooterNamesATextField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+	for _, args := range []map[string]any{
+		{"stream": "messages", "limit": 5},
+		{"stream": "messages", "limit": 3, "count": "exact", "connection_id": demodata.GmailWorkConnectionID},
+		{"stream": "messages", "limit": 25},
+		{"stream": "message_bodies", "limit": 2},
+		{"stream": "threads", "limit": 25},
+	} {
+		r := e.c.call("query_records", args)
+		if r.IsError {
+			t.Fatalf("%v: %s", args, r.text())
+		}
+		var sc struct {
+			Cut string `json:"cut"`
+		}
+		if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{r.text(), sc.Cut} {
+			for _, m := range readRecordFieldRE.FindAllStringSubmatch(text, -1) {
+				var call map[string]any
+				if err := json.Unmarshal([]byte(m[1]), &call); err != nil {
+					t.Fatalf("%v names read_record_field %s: %v", args, m[1], err)
+				}
+				if res := e.c.call("read_record_field", call); res.IsError {
+					t.Errorf("%v names read_record_field %s; it is refused: %s", args, m[1], res.text())
+				}
+			}
+		}
+	}
 }
