@@ -100,3 +100,104 @@ func TestRecordFooterNamesATextField(t *testing.T) {
 		}
 	}
 }
+
+// refusalCase is a call the RS refuses and what its next steps must say.
+type refusalCase struct {
+	name string
+	tool string
+	args map[string]any
+	want []string // substrings of the joined steps
+	not  []string // substrings the steps must not have
+}
+
+// refusalCases are refusals of the real RS's posture for a client token:
+// filters of every kind, expand, a misspelt sort, a filtered search with
+// and without streams.
+var refusalCases = []refusalCase{
+	{"text filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"from_name": "Priya"}},
+		[]string{`search {"q":"Priya","streams":["messages"]}`, `"sort":"-received_at"`}, nil},
+	{"boolean filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"is_draft": true}},
+		[]string{`"sort":"-received_at","fields":["received_at","is_draft",`}, []string{"search {"}},
+	{"range filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"received_at": map[string]any{"gte": "2025-01-01"}}},
+		[]string{`to read the time range newest first and stop at its start: query_records {"stream":"messages","sort":"-received_at","fields":["received_at",`}, []string{"search {"}},
+	{"aggregate filter", "aggregate", map[string]any{"stream": "messages", "metric": "count", "filter": map[string]any{"is_seen": false}},
+		[]string{`"fields":["received_at","is_seen",`}, nil},
+	{"expand", "query_records", map[string]any{"stream": "messages", "expand": []string{"message_bodies"}, "fields": []string{"subject"}},
+		[]string{`the same read without expand: query_records {"stream":"messages","fields":["subject"]}`}, []string{"cannot filter"}},
+	{"misspelt sort", "query_records", map[string]any{"stream": "messages", "sort": "-recieved_at"},
+		[]string{`did you mean "received_at"`, `query_records {"stream":"messages","sort":"-received_at"}`}, nil},
+	{"unsortable field", "query_records", map[string]any{"stream": "messages", "sort": "-subject"},
+		[]string{`query_records {"stream":"messages","sort":"-received_at"}`}, []string{"did you mean"}},
+	{"search filter without streams", "search", map[string]any{"q": "invoice", "filter": map[string]any{"from_name": "Priya"}},
+		[]string{`search {"q":"invoice"}`}, nil},
+	{"search filter with streams", "search", map[string]any{"q": "invoice", "mode": "semantic", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},
+		[]string{`search {"q":"invoice","mode":"semantic","streams":["messages"]}`}, nil},
+}
+
+// TestRefusalStepsRunAsWritten: on the mock in the real RS's posture,
+// every refusal names steps; each step's call has no placeholder, runs as
+// written, and a scan names no field empty on every record it reads. The
+// steps are the same whether or not schema(stream) ran before (its
+// capability probe is cached for ten minutes), and a refusal costs at
+// most one RS read besides the refused one.
+func TestRefusalStepsRunAsWritten(t *testing.T) {
+	t.Parallel()
+	for _, tc := range refusalCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var first []string
+			for _, warm := range []bool{false, true} {
+				e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+				if warm {
+					e.c.call("schema", map[string]any{"stream": "messages"})
+				} else {
+					e.c.call("query_records", map[string]any{"stream": "threads", "limit": 1}) // the grant's schema, not the stream's probe
+				}
+				e.rs.Server.ResetRequests()
+				steps := nextSteps(t, e.c.call(tc.tool, tc.args))
+				if n := e.rs.RSCalls(); n > 2 {
+					t.Errorf("warm=%v: the refusal cost %d RS requests, want the refused one and at most one more", warm, n)
+				}
+				joined := strings.Join(steps, "\n")
+				for _, w := range tc.want {
+					if !strings.Contains(joined, w) {
+						t.Errorf("warm=%v: steps lack %s:\n%s", warm, w, joined)
+					}
+				}
+				for _, w := range tc.not {
+					if strings.Contains(joined, w) {
+						t.Errorf("warm=%v: steps have %s:\n%s", warm, w, joined)
+					}
+				}
+				if warm && strings.Join(first, "\n") != joined {
+					t.Errorf("steps depend on a cached schema(stream):\ncold %q\nwarm %q", first, steps)
+				}
+				first = steps
+				runSteps(t, e, steps)
+			}
+		})
+	}
+}
+
+// runSteps runs every call the steps name, exactly as written.
+func runSteps(t *testing.T, e *env, steps []string) {
+	t.Helper()
+	for _, st := range steps {
+		if placeholderRE.MatchString(st) {
+			t.Errorf("step %q has a placeholder", st)
+		}
+		for _, m := range suggestedCallRE.FindAllStringSubmatch(st, -1) {
+			var args map[string]any
+			if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+				t.Fatalf("step %q: %v", st, err)
+			}
+			res := e.c.call(m[1], args)
+			if res.IsError {
+				t.Errorf("step %s %s is refused: %s", m[1], m[2], res.text())
+			}
+			if strings.Contains(res.text(), "no record here carries requested field") {
+				t.Errorf("step %s %s names fields no record has:\n%s", m[1], m[2], res.text())
+			}
+		}
+	}
+}

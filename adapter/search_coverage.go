@@ -90,7 +90,7 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 // arguments in another mode.
 type searchRetry struct {
 	Q            string          `json:"q"`
-	Mode         string          `json:"mode"`
+	Mode         string          `json:"mode,omitempty"`
 	Streams      []string        `json:"streams,omitempty"`
 	ConnectionID string          `json:"connection_id,omitempty"`
 	Filter       json.RawMessage `json:"filter,omitempty"`

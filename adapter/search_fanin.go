@@ -162,7 +162,8 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 		}
 		failed++
 		if failed == len(sources) {
-			return withSearchText(s.rsError(set, sources[i].grant, r.err, firstStream(a.Streams), a.ConnectionID), a.Q)
+			return s.rsRefusal(context.Background(), set, sources[i].grant, r.err,
+				refusedRead{tool: "search", stream: firstStream(a.Streams), connectionID: a.ConnectionID, search: &a})
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
 			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(r.err))})
