@@ -128,6 +128,8 @@ var refusalCases = []refusalCase{
 		[]string{`did you mean "received_at"`, `query_records {"stream":"messages","sort":"-received_at"}`}, nil},
 	{"unsortable field", "query_records", map[string]any{"stream": "messages", "sort": "-subject"},
 		[]string{`query_records {"stream":"messages","sort":"-received_at"}`}, []string{"did you mean"}},
+	{"threads: the sort is the newest-change time", "query_records", map[string]any{"stream": "threads", "sort": "-subject"},
+		[]string{`query_records {"stream":"threads","sort":"-last_message_date"}`}, []string{"did you mean"}},
 	{"search filter without streams", "search", map[string]any{"q": "invoice", "filter": map[string]any{"from_name": "Priya"}},
 		[]string{`search {"q":"invoice"}`}, nil},
 	{"search filter with streams", "search", map[string]any{"q": "invoice", "mode": "semantic", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},

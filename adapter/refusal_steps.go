@@ -197,7 +197,7 @@ func (s *Server) sortSteps(ctx context.Context, set *sourceSet, g Grant, src sch
 		steps = append(steps, "the RS sorts this stream on "+sc.sort+" (newest first; drop the - for oldest first): "+
 			callText("query_records", "stream", r.stream, "sort", "-"+sc.sort, "fields", r.fields, "connection_id", r.connectionID))
 	case sc.checked:
-		steps = append(steps, "the RS sorts this stream only on a field it does not show and took none tried; read it unsorted: "+
+		steps = append(steps, "the RS sorts a stream only on its cursor field, which it does not show, and refused every time field tried here; read it unsorted: "+
 			callText("query_records", "stream", r.stream, "fields", sc.fields, "connection_id", r.connectionID))
 	}
 	return append(steps, fmt.Sprintf(`the sort the RS accepts, checked: schema {"stream":%q}`, r.stream))
@@ -229,7 +229,7 @@ func (s *Server) scanPlan(ctx context.Context, set *sourceSet, g Grant, src sche
 	}
 	cand := prefer
 	if cand == "" {
-		cand = firstName(src.ProbeFields())
+		cand = firstName(cursorCandidates(src.ProbeFields()))
 	}
 	if cand == "" || !r.mayRead {
 		sc.fields = scanFields("", lead, ranked, nil)
@@ -253,6 +253,27 @@ func (s *Server) scanPlan(ctx context.Context, set *sourceSet, g Grant, src sche
 		sc.fields = scanFields("", lead, ranked, nil)
 	}
 	return sc
+}
+
+// cursorCandidates orders time-like fields for the one sort a refusal may
+// try: a stream's cursor field is when a record last changed, never when
+// its thread or series began, so first_*/earliest_* fields go last
+// (the real RS sorts threads on last_message_date, not
+// first_message_date).
+func cursorCandidates(fields []string) []string {
+	out := slices.Clone(fields)
+	slices.SortStableFunc(out, func(a, b string) int {
+		return cmp.Compare(beginsSeries(a), beginsSeries(b))
+	})
+	return out
+}
+
+// beginsSeries is 1 for a field named for a beginning, else 0.
+func beginsSeries(name string) int {
+	if strings.HasPrefix(name, "first_") || strings.HasPrefix(name, "earliest_") {
+		return 1
+	}
+	return 0
 }
 
 // cachedProbe is the capability probe schema(stream) cached for this
