@@ -166,7 +166,7 @@ func TestUncheckedCapabilitiesAreNotClaimedAbsent(t *testing.T) {
 			t.Errorf("%s line with the RS failing: %s", line, got)
 		}
 	}
-	if calls := suggestedCalls(t, r); len(calls) != 1 || calls[0][0] != "search" {
+	if calls := suggestedCalls(t, r); len(calls) != 0 {
 		t.Errorf("suggested calls with unchecked capabilities: %v", calls)
 	}
 	failing.Store(false)
