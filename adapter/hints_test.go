@@ -130,6 +130,8 @@ var refusalCases = []refusalCase{
 		[]string{`query_records {"stream":"messages","sort":"-received_at"}`}, []string{"did you mean"}},
 	{"threads: the sort is the newest-change time", "query_records", map[string]any{"stream": "threads", "sort": "-subject"},
 		[]string{`query_records {"stream":"threads","sort":"-last_message_date"}`}, []string{"did you mean"}},
+	{"threads: the refused field is not tried again", "query_records", map[string]any{"stream": "threads", "sort": "-first_message_date"},
+		[]string{`query_records {"stream":"threads","sort":"-last_message_date"}`}, []string{"did you mean"}},
 	{"search filter without streams", "search", map[string]any{"q": "invoice", "filter": map[string]any{"from_name": "Priya"}},
 		[]string{`search {"q":"invoice"}`}, nil},
 	{"search filter with streams", "search", map[string]any{"q": "invoice", "mode": "semantic", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},

@@ -187,10 +187,19 @@ func (s *Server) sortSteps(ctx context.Context, set *sourceSet, g Grant, src sch
 	if asked != "" && len(near) > 0 && !slices.Contains(names, asked) {
 		steps = append(steps, fmt.Sprintf("no granted field %q in %s; did you mean %s", asked, r.stream, strings.Join(quoteAll(near), " or ")))
 	}
-	prefer := ""
-	if len(near) > 0 && slices.Contains(src.ProbeFields(), near[0]) {
-		prefer = near[0]
+	// The one sort to try: the field meant when the asked one is
+	// misspelt, else the likeliest cursor field — never the field the RS
+	// has just refused.
+	var cands []string
+	if len(near) > 0 && near[0] != asked && slices.Contains(src.ProbeFields(), near[0]) {
+		cands = append(cands, near[0])
 	}
+	for _, f := range cursorCandidates(src.ProbeFields()) {
+		if f != asked {
+			cands = append(cands, f)
+		}
+	}
+	prefer := firstName(cands)
 	sc := s.scanPlan(ctx, set, g, src, r, prefer, nil)
 	switch {
 	case sc.sort != "":
