@@ -125,3 +125,23 @@ func TestSemanticIsNeverPresentedAsAMatch(t *testing.T) {
 		t.Errorf("a lexical page carries the neighbours note:\n%s", lex.text())
 	}
 }
+
+// TestLexicalMissOffersNoRetryThatCannotHelp: over a stream without
+// semantic fields the semantic retry returns nothing but a
+// source_skipped_not_applicable warning, so a lexical miss there offers
+// no retry at all.
+func TestLexicalMissOffersNoRetryThatCannotHelp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+	r := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"labels"}})
+	if r.IsError || !strings.HasPrefix(r.text(), "search: 0 hits.") {
+		t.Fatalf("want a lexical miss: %s", r.text())
+	}
+	if strings.Contains(r.text(), "search_coverage") {
+		t.Errorf("a retry that returns nothing is offered:\n%s", r.text())
+	}
+	sem := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"labels"}, "mode": "semantic"})
+	if !strings.Contains(sem.text(), "warning source_skipped_not_applicable: Connection '") {
+		t.Errorf("the semantic search over labels does not say why it is empty:\n%s", sem.text())
+	}
+}
