@@ -17,22 +17,27 @@ var searchAllowed = []string{"q", "limit", "cursor", "streams", "filter", "conne
 // authoredFields are copied into authored_at, first present wins.
 var authoredFields = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
 
-// searchCursor is the decoded base64url search cursor.
+// searchCursor is the decoded base64url search cursor. K is a semantic
+// snapshot's per-connection size, fixed by its first page's limit.
 type searchCursor struct {
 	Off  int    `json:"off"`
 	Snap string `json:"snap"`
+	K    int    `json:"k,omitempty"`
 }
 
 // searchReq is a validated search request.
 type searchReq struct {
-	mode     string
-	text     string
-	limit    int
-	off      int
-	targets  map[csKey]*target
-	filters  []filterClause
-	snap     string
-	warnings []any
+	mode  string
+	text  string
+	limit int
+	off   int
+	// perConnection is a semantic snapshot's nearest documents kept per
+	// connection: from the first page's limit, then from the cursor.
+	perConnection int
+	targets       map[csKey]*target
+	filters       []filterClause
+	snap          string
+	warnings      []any
 	// lexicalGap marks the connection streams missing from the lexical
 	// index (Options.LexicalGaps).
 	lexicalGap map[csKey]bool
@@ -57,6 +62,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		hits, total = s.ix.search.LexicalPage(q, sr.off, sr.limit)
 		hasMore = sr.off+len(hits) < total
 	case modeSemantic:
+		q.PerConnection = sr.perConnection
 		hits, total = s.ix.search.SemanticPage(q, sr.off, sr.limit)
 		hasMore = sr.off+len(hits) < total
 	default:
@@ -88,7 +94,11 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	body := obj{{"has_more", hasMore}, {"object", "list"}}
 	next := ""
 	if hasMore && mode != modeHybrid {
-		b, _ := json.Marshal(searchCursor{Off: sr.off + len(hits), Snap: sr.snap})
+		sc := searchCursor{Off: sr.off + len(hits), Snap: sr.snap}
+		if mode == modeSemantic {
+			sc.K = sr.perConnection
+		}
+		b, _ := json.Marshal(sc)
 		cur := cursorPrefix(mode) + base64.RawURLEncoding.EncodeToString(b)
 		body = append(body, kv{"next_cursor", cur})
 		next = withParam(c.r.URL.RawQuery, "cursor", cur)
@@ -133,6 +143,7 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	if w != nil {
 		sr.warnings = append(sr.warnings, w)
 	}
+	sr.perConnection = semanticPerConnection(sr.limit)
 	streams := q.vals["streams"]
 	connID, err := s.searchScope(c, sr, streams)
 	if err != nil {
@@ -214,7 +225,21 @@ func (sr *searchReq) parseCursor(q *query) *apiError {
 		return newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
 	}
 	sr.off = sc.Off
+	if sc.K > 0 {
+		sr.perConnection = sc.K
+	}
 	return nil
+}
+
+// semanticPerConnection is how many nearest records a semantic snapshot
+// keeps per connection for a first page of limit: the reference's
+// resolveSemanticPerConnectorLimit (server/search-semantic.ts), enough to
+// survive collapsing field hits into records without paying for the
+// public maximum. The reference caps field hits before collapsing them;
+// capping records keeps the same bound.
+func semanticPerConnection(limit int) int {
+	n := max(1, min(limit, 100))
+	return min(100, max(25, (3*n+1)/2, n+10))
 }
 
 // cursorPrefix marks a semantic cursor as the reference RS does

@@ -192,3 +192,15 @@ func TestSkippedSourceWarning(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSemanticPerConnection: a semantic snapshot keeps as many nearest
+// records per connection as the reference's
+// resolveSemanticPerConnectorLimit gives for the first page's limit.
+func TestSemanticPerConnection(t *testing.T) {
+	t.Parallel()
+	for limit, want := range map[int]int{1: 25, 10: 25, 16: 26, 25: 38, 50: 75, 67: 100, 100: 100, 500: 100} {
+		if got := semanticPerConnection(limit); got != want {
+			t.Errorf("semanticPerConnection(%d) = %d, want %d", limit, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,12 +66,7 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 			ranked = append(ranked, semScored{doc: id, dist: bestDist, best: uint16(best)})
 		}
 	}
-	total = len(ranked)
-	lo, hi := pageBounds(offset, limit, total)
-	if lo >= hi {
-		return nil, total
-	}
-	selectTop(ranked, hi, func(a, b semScored) int {
+	nearer := func(a, b semScored) int {
 		switch {
 		case a.dist < b.dist:
 			return -1
@@ -78,7 +74,16 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 			return 1
 		}
 		return keyCompare(ix.docs[a.doc].key, ix.docs[b.doc].key)
-	})
+	}
+	if q.PerConnection > 0 {
+		ranked = ix.nearestPerConnection(ranked, q.PerConnection, nearer)
+	}
+	total = len(ranked)
+	lo, hi := pageBounds(offset, limit, total)
+	if lo >= hi {
+		return nil, total
+	}
+	selectTop(ranked, hi, nearer)
 	hits = make([]Hit, 0, hi-lo)
 	for _, s := range ranked[lo:hi] {
 		dd := &ix.docs[s.doc]
@@ -93,6 +98,22 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 		})
 	}
 	return hits, total
+}
+
+// nearestPerConnection keeps the k nearest of ranked per connection, in
+// ranking order.
+func (ix *Index) nearestPerConnection(ranked []semScored, k int, nearer func(a, b semScored) int) []semScored {
+	slices.SortFunc(ranked, nearer)
+	kept := ranked[:0]
+	per := map[string]int{}
+	for _, s := range ranked {
+		c := ix.docs[s.doc].key.ConnectionID
+		if per[c] < k {
+			per[c]++
+			kept = append(kept, s)
+		}
+	}
+	return kept
 }
 
 // Excerpt returns the start of text, verbatim, at most maxRunes runes long,

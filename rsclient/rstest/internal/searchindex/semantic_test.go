@@ -219,3 +219,36 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+// TestSemanticPerConnection: with PerConnection k, each connection keeps
+// its k nearest documents, and the ranking and paging run over those.
+func TestSemanticPerConnection(t *testing.T) {
+	t.Parallel()
+	ix := New()
+	for _, c := range []string{"c1", "c2"} {
+		for _, id := range []string{"a", "b", "c", "d"} {
+			ix.Add(Doc{Key: DocKey{c, "s", id}, Fields: []Field{{Name: "t", Text: "text " + id, Semantic: true}}})
+		}
+	}
+	all, total := ix.SemanticPage(Query{Text: "text a", PerConnection: 2}, 0, 100)
+	if total != 4 || len(all) != 4 {
+		t.Fatalf("total %d, %d hits; want 2 per connection", total, len(all))
+	}
+	per := map[string]int{}
+	for _, h := range all {
+		per[h.Key.ConnectionID]++
+	}
+	if per["c1"] != 2 || per["c2"] != 2 {
+		t.Errorf("per connection: %v", per)
+	}
+	if all[0].Key.RecordID != "a" {
+		t.Errorf("nearest first: %v", ids(all))
+	}
+	page, total := ix.SemanticPage(Query{Text: "text a", PerConnection: 2}, 1, 2)
+	if diff := cmp.Diff(ids(all[1:3]), ids(page)); diff != "" || total != 4 {
+		t.Errorf("page (-want +got):\n%s total %d", diff, total)
+	}
+	if _, total := ix.SemanticPage(Query{Text: "text a"}, 0, 1); total != 8 {
+		t.Errorf("uncapped total %d, want 8", total)
+	}
+}
