@@ -132,6 +132,8 @@ var refusalCases = []refusalCase{
 		[]string{`query_records {"stream":"threads","sort":"-last_message_date"}`}, []string{"did you mean"}},
 	{"threads: the refused field is not tried again", "query_records", map[string]any{"stream": "threads", "sort": "-first_message_date"},
 		[]string{`query_records {"stream":"threads","sort":"-last_message_date"}`}, []string{"did you mean"}},
+	{"count_distinct across connections, declared nowhere", "aggregate", map[string]any{"stream": "messages", "metric": "count_distinct", "field": "from_email"},
+		[]string{"scoped to one connection the RS refuses it too", "no call computes it", `schema {"stream":"messages"}`}, []string{"aggregate {"}},
 	{"search filter without streams", "search", map[string]any{"q": "invoice", "filter": map[string]any{"from_name": "Priya"}},
 		[]string{`search {"q":"invoice"}`}, nil},
 	{"search filter with streams", "search", map[string]any{"q": "invoice", "mode": "semantic", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},

@@ -40,6 +40,8 @@ type refusedRead struct {
 	fields       []string // the fields asked (query_records, fetch)
 	sort         string   // the sort asked, e.g. "-recieved_at"
 	id           string   // a refused fetch's id
+	metric       string   // a refused aggregate's metric and field
+	field        string
 	search       *searchArgs
 	// mayRead allows the one RS read that checks a sort step when no
 	// capability probe of the stream is cached: a refusal costs at most
@@ -72,6 +74,10 @@ func (s *Server) refusalSteps(ctx context.Context, set *sourceSet, g Grant, rsEr
 		return expandSteps(r)
 	case strings.Contains(rsErr.Message, clientTokenRefusal):
 		return s.filterAlternatives(ctx, set, g, src, r)
+	case r.tool == "aggregate" && strings.Contains(rsErr.Message, "scope with connection_id"):
+		return s.perConnectionAggregateSteps(ctx, g, src, r)
+	case r.tool == "aggregate" && strings.Contains(rsErr.Message, "not declared"):
+		return []string{fmt.Sprintf(`the RS does not declare this aggregation here; the ones it accepts, checked: schema {"stream":%q}`, r.stream)}
 	case rsErr.Code == "invalid_sort":
 		return s.sortSteps(ctx, set, g, src, rsErr, r)
 	case rsErr.Code == "unknown_field" || rsErr.Code == "field_not_granted" || rsErr.Code == "field_not_found":
@@ -171,6 +177,37 @@ func (s *Server) filterAlternatives(ctx context.Context, set *sourceSet, g Grant
 	// (several RS reads, more than a refusal may cost); pointing there
 	// keeps the steps the same whether or not a probe is cached.
 	return append(steps, fmt.Sprintf(`to count by period, and every other option of the stream (the aggregations the RS accepts, checked): schema {"stream":%q}`, r.stream))
+}
+
+// perConnectionAggregateSteps follow the RS's "scope with
+// connection_id" refusal of an aggregation across connections (the
+// reference refuses count_distinct so). Scoped, the real RS still refuses
+// a metric its manifest does not declare, so the step is checked with one
+// read on the first connection: the scoped call when it works, else a
+// plain statement that no call computes it.
+func (s *Server) perConnectionAggregateSteps(ctx context.Context, g Grant, src schemaindex.StreamSource, r refusedRead) []string {
+	var conns []string
+	for _, c := range src.Connections {
+		conns = append(conns, c.ID)
+	}
+	schemaStep := fmt.Sprintf(`the aggregations the RS accepts, checked: schema {"stream":%q}`, r.stream)
+	if len(conns) == 0 || !r.mayRead {
+		return []string{schemaStep}
+	}
+	_, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{Stream: r.stream, Metric: r.metric, Field: r.field, ConnectionID: conns[0]})
+	scoped := callText("aggregate", "stream", r.stream, "metric", r.metric, "field", r.field, "connection_id", conns[0])
+	switch outcomeOf(err) {
+	case probeAccepted:
+		step := "one connection at a time: " + scoped
+		if len(conns) > 1 {
+			step += "; then the same with connection_id " + strings.Join(conns[1:], ", then ")
+		}
+		return []string{step}
+	case probeRefused:
+		return []string{fmt.Sprintf("scoped to one connection the RS refuses it too (it does not declare %s for %s on this stream): no call computes it; %s",
+			r.metric, r.field, schemaStep)}
+	}
+	return []string{schemaStep}
 }
 
 // sortSteps follow a refused sort: the nearest granted names when the

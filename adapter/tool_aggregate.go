@@ -98,7 +98,8 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 	})
 	if err != nil {
 		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
-			refusedRead{tool: "aggregate", stream: a.Stream, connectionID: a.ConnectionID, filter: filter, mayRead: true})))
+			refusedRead{tool: "aggregate", stream: a.Stream, connectionID: a.ConnectionID, filter: filter,
+				metric: a.Metric, field: a.Field, mayRead: true})))
 	}
 	view := newAggregateView(a, agg, set.warns)
 	return textResult(view.text(), view)
