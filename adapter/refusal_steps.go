@@ -74,10 +74,8 @@ func (s *Server) refusalSteps(ctx context.Context, set *sourceSet, g Grant, rsEr
 		return expandSteps(r)
 	case strings.Contains(rsErr.Message, clientTokenRefusal):
 		return s.filterAlternatives(ctx, set, g, src, r)
-	case r.tool == "aggregate" && strings.Contains(rsErr.Message, "scope with connection_id"):
-		return s.perConnectionAggregateSteps(ctx, g, src, r)
-	case r.tool == "aggregate" && strings.Contains(rsErr.Message, "not declared"):
-		return []string{fmt.Sprintf(`the RS does not declare this aggregation here; the ones it accepts, checked: schema {"stream":%q}`, r.stream)}
+	case r.tool == "aggregate":
+		return s.aggregateSteps(ctx, g, src, rsErr, r)
 	case rsErr.Code == "invalid_sort":
 		return s.sortSteps(ctx, set, g, src, rsErr, r)
 	case rsErr.Code == "unknown_field" || rsErr.Code == "field_not_granted" || rsErr.Code == "field_not_found":
@@ -177,6 +175,21 @@ func (s *Server) filterAlternatives(ctx context.Context, set *sourceSet, g Grant
 	// (several RS reads, more than a refusal may cost); pointing there
 	// keeps the steps the same whether or not a probe is cached.
 	return append(steps, fmt.Sprintf(`to count by period, and every other option of the stream (the aggregations the RS accepts, checked): schema {"stream":%q}`, r.stream))
+}
+
+// aggregateSteps follow a refused aggregation: across connections, the
+// scoped call if the RS takes it; one the RS does not declare, the
+// aggregations it does.
+func (s *Server) aggregateSteps(ctx context.Context, g Grant, src schemaindex.StreamSource, rsErr *rsclient.Error, r refusedRead) []string {
+	switch {
+	case strings.Contains(rsErr.Message, "scope with connection_id"):
+		return s.perConnectionAggregateSteps(ctx, g, src, r)
+	case strings.Contains(rsErr.Message, "not declared"):
+		return []string{fmt.Sprintf(`the RS does not declare this aggregation here; the ones it accepts, checked: schema {"stream":%q}`, r.stream)}
+	case rsErr.Code == "unknown_field" || rsErr.Code == "field_not_granted" || rsErr.Code == "field_not_found":
+		return fieldSuggestions(src, rsErr.Message, r.stream, r.connectionID)
+	}
+	return nil
 }
 
 // perConnectionAggregateSteps follow the RS's "scope with
