@@ -112,7 +112,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	} else { // semantic and hybrid count nothing (captures 0120, 0121)
 		meta = append(meta, kv{"count", obj{{"kind", "none"}}})
 	}
-	meta = append(meta, kv{"warnings", nonNil(append(sr.warnings, sr.skippedSources(mode)...))})
+	meta = append(meta, kv{"warnings", nonNil(sr.searchWarnings(mode))})
 	body = append(body, kv{"meta", meta}, kv{"url", c.r.URL.Path})
 	return s.finishList(c, body, next), nil
 }
@@ -359,16 +359,40 @@ func (s *Server) firstTarget(targets map[csKey]*target) *target {
 	return best
 }
 
+// searchWarnings are a search's meta.warnings: the request's own, then
+// the sources it skipped. Hybrid runs a lexical and a semantic search and
+// keeps the first warning of each (code, param) pair, its own first, then
+// the lexical ones, then the semantic ones — so of several skipped
+// connections it names only the first (reference implementation:
+// operations/rs-search-hybrid/index.ts, executeSearchHybrid's
+// pushWarning).
+func (sr *searchReq) searchWarnings(mode string) []any {
+	if mode != modeHybrid {
+		return append(sr.warnings, sr.skippedSources(mode)...)
+	}
+	all := append(append(append([]any(nil), sr.warnings...), sr.skippedSources(modeLexical)...), sr.skippedSources(modeSemantic)...)
+	var out []any
+	seen := map[string]bool{}
+	for _, w := range all {
+		o, _ := w.(obj)
+		code, _ := o.get("code")
+		param, _ := o.get("param")
+		key := fmt.Sprint(code) + "::" + fmt.Sprint(param)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, w)
+	}
+	return out
+}
+
 // skippedSources are the real RS's source_skipped_not_applicable warnings
 // (D19): one per searched connection none of whose target streams has a
 // field of the mode, so the search could not look at it (a semantic
-// search over threads answers 200, 0 results and this warning). Hybrid
-// carries its semantic part's warnings, as the reference aggregates its
-// sub-searches'.
+// search over threads answers 200, 0 results and this warning). mode is
+// lexical or semantic; searchWarnings merges both for hybrid.
 func (sr *searchReq) skippedSources(mode string) []any {
-	if mode == modeHybrid {
-		mode = modeSemantic
-	}
 	applies := map[string]bool{}
 	keys := map[string]*target{}
 	for k, t := range sr.targets {

@@ -204,3 +204,21 @@ func TestSemanticPerConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridSkippedSourceWarnings: hybrid keeps the first warning of each
+// (code, param) pair of its lexical and semantic halves, as the reference
+// does: over a stream without search fields, one skipped-source warning
+// (the lexical half's first) for two skipped connections.
+func TestHybridSkippedSourceWarnings(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	r := get(t, ts.URL, "/v1/search/hybrid?q=report&streams=attachments", ownerTok)
+	ws, _ := at(r.body, "meta", "warnings").([]any)
+	if r.status != 200 || len(ws) != 1 {
+		t.Fatalf("want one warning: %s", r.raw)
+	}
+	w := ws[0].(map[string]any)
+	if w["code"] != "source_skipped_not_applicable" || at(w, "detail", "connection_id") != connA {
+		t.Errorf("warning %v", w)
+	}
+}
