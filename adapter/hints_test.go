@@ -207,3 +207,21 @@ func runSteps(t *testing.T, e *env, steps []string) {
 		}
 	}
 }
+
+// TestRefusalReadsNothingWhenTheSchemaNamesTheSort: where the schema
+// advertises the cursor field, a refused sort's steps name it without
+// any RS read besides the refused one.
+func TestRefusalReadsNothingWhenTheSchemaNamesTheSort(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.SlackToken)
+	e.c.call("query_records", map[string]any{"stream": "channels", "limit": 1})
+	e.rs.Server.ResetRequests()
+	steps := nextSteps(t, e.c.call("query_records", map[string]any{"stream": "messages", "sort": "text"}))
+	if n := e.rs.RSCalls(); n != 1 {
+		t.Errorf("the refusal cost %d RS requests, want only the refused one", n)
+	}
+	if joined := strings.Join(steps, "\n"); !strings.Contains(joined, `query_records {"stream":"messages","sort":"-sent_at"}`) {
+		t.Errorf("steps lack the advertised sort:\n%s", joined)
+	}
+	runSteps(t, e, steps)
+}

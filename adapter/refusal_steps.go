@@ -270,9 +270,9 @@ type scan struct {
 	fields  []string
 }
 
-// scanPlan decides the sort and fields of a refusal's read steps. From a
-// capability probe that schema(stream) cached when there is one (no RS
-// read); else, when r allows it, one limit-1 read sorted on the best
+// scanPlan decides the sort and fields of a refusal's read steps. From the
+// schema when it names the stream's cursor field, or from a capability
+// probe that schema(stream) cached (no RS read either way); else, when r allows it, one limit-1 read sorted on the best
 // candidate (prefer, else the first time-like field) that asks for the
 // ranked fields too, so the step names only fields this record has
 // (fields empty on every record made a useless scan). The first fields
@@ -281,6 +281,9 @@ type scan struct {
 func (s *Server) scanPlan(ctx context.Context, set *sourceSet, g Grant, src schemaindex.StreamSource, r refusedRead, prefer string, lead []string) scan {
 	ranked := rankedFields(set, src, r)
 	var sc scan
+	if src.CursorField != "" { // the schema names the sort: no read
+		return scan{sort: src.CursorField, checked: true, fields: scanFields(src.CursorField, lead, ranked, nil)}
+	}
 	if p := s.cachedProbe(g, src, r); p != nil {
 		sc = scan{sort: p.Sort, checked: p.Checked}
 		sc.fields = scanFields(sc.sort, lead, ranked, nil)
