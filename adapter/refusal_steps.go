@@ -207,6 +207,8 @@ func (s *Server) perConnectionAggregateSteps(ctx context.Context, g Grant, src s
 	if len(conns) == 0 || !r.mayRead {
 		return []string{schemaStep}
 	}
+	ctx, cancel := within(ctx, s.cfg.Waits.CapabilityProbe)
+	defer cancel()
 	_, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{Stream: r.stream, Metric: r.metric, Field: r.field, ConnectionID: conns[0]})
 	scoped := callText("aggregate", "stream", r.stream, "metric", r.metric, "field", r.field, "connection_id", conns[0])
 	switch outcomeOf(err) {
@@ -298,6 +300,9 @@ func (s *Server) scanPlan(ctx context.Context, set *sourceSet, g Grant, src sche
 		return sc
 	}
 	ask := append([]string{cand}, ranked...)
+	// A read that only refines the steps: bounded as a capability probe.
+	ctx, cancel := within(ctx, s.cfg.Waits.CapabilityProbe)
+	defer cancel()
 	list, _, err := s.rs.Records(ctx, g.Bearer, rsclient.RecordsQuery{Stream: r.stream, Limit: 1, Sort: []string{"-" + cand},
 		Fields: ask, ConnectionID: r.connectionID})
 	switch outcomeOf(err) {

@@ -108,7 +108,7 @@ func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, fi
 	}
 	answered := false
 	for _, src := range sources {
-		sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+		sctx, cancel := within(ctx, s.cfg.Waits.Source)
 		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
 			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
 		cancel()
