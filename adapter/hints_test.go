@@ -116,6 +116,8 @@ type refusalCase struct {
 var refusalCases = []refusalCase{
 	{"text filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"from_name": "Priya"}},
 		[]string{`search {"q":"Priya","streams":["messages"]}`, `"sort":"-received_at"`}, nil},
+	{"filter on a misspelt field", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"subjet": "budget"}},
+		[]string{`search {"q":"budget","streams":["messages"]}`, `no granted field "subjet" in messages; did you mean "subject"`}, []string{`"subjet"]`, `"subjet",`}},
 	{"boolean filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"is_draft": true}},
 		[]string{`"sort":"-received_at","fields":["received_at","is_draft",`}, []string{"search {"}},
 	{"range filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"received_at": map[string]any{"gte": "2025-01-01"}}},

@@ -149,9 +149,23 @@ func (s *Server) filterAlternatives(ctx context.Context, set *sourceSet, g Grant
 		steps = append(steps, "client tokens cannot filter; to find records by a value: "+
 			callText("search", "q", text, "streams", []string{r.stream}, "connection_id", r.connectionID))
 	}
-	filtered := filterFields(r.filter)
+	// A filter on a field the grant does not have gets the names meant;
+	// only granted fields go into a scan, which the RS would refuse.
+	granted := grantedNames(src, len(src.FieldCaps))
+	var filtered []string
+	for _, f := range filterFields(r.filter) {
+		if slices.Contains(granted, f) {
+			filtered = append(filtered, f)
+		} else {
+			steps = append(steps, didYouMean(f, r.stream, granted))
+		}
+	}
 	ranges := timeRangeFields(r.filter)
-	sc := s.scanPlan(ctx, set, g, src, r, firstName(ranges), filtered)
+	prefer := ""
+	if len(ranges) > 0 && slices.Contains(filtered, ranges[0]) {
+		prefer = ranges[0]
+	}
+	sc := s.scanPlan(ctx, set, g, src, r, prefer, filtered)
 	lead := "client tokens cannot filter; "
 	if len(steps) > 0 {
 		lead = ""
@@ -489,6 +503,16 @@ func callText(tool string, kv ...any) string {
 	return b.String()
 }
 
+// didYouMean is the step for a field name the grant does not have: the
+// closest granted names, or all of them (up to 24) when none is close.
+func didYouMean(want, stream string, names []string) string {
+	near := schemaindex.NearNames(want, names, maxFieldSuggestions)
+	if len(near) == 0 {
+		return fmt.Sprintf("no granted field %q in %s; its granted fields: %s", want, stream, strings.Join(names[:min(len(names), 24)], ", "))
+	}
+	return fmt.Sprintf("no granted field %q in %s; did you mean %s", want, stream, strings.Join(quoteAll(near), " or "))
+}
+
 // fieldSuggestions name the granted fields closest to the one the RS
 // refused, and the schema call that lists them all.
 func fieldSuggestions(src schemaindex.StreamSource, message, stream, connectionID string) []string {
@@ -496,14 +520,7 @@ func fieldSuggestions(src schemaindex.StreamSource, message, stream, connectionI
 	if m == nil {
 		return []string{fmt.Sprintf(`the stream's fields: schema {"stream":%q}`, stream)}
 	}
-	want := m[1] + m[2]
-	names := grantedNames(src, len(src.FieldCaps))
-	near := schemaindex.NearNames(want, names, maxFieldSuggestions)
-	step := fmt.Sprintf("no granted field %q in %s; did you mean %s", want, stream, strings.Join(quoteAll(near), " or "))
-	if len(near) == 0 {
-		step = fmt.Sprintf("no granted field %q in %s; its granted fields: %s", want, stream, strings.Join(names[:min(len(names), 24)], ", "))
-	}
-	steps := []string{step}
+	steps := []string{didYouMean(m[1]+m[2], stream, grantedNames(src, len(src.FieldCaps)))}
 	call := fmt.Sprintf(`schema {"stream":%q}`, stream)
 	if connectionID != "" {
 		call = fmt.Sprintf(`schema {"stream":%q,"connection_id":%q}`, stream, connectionID)

@@ -196,7 +196,9 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 		extras = append(extras, field{"rs_code", rsCode})
 	}
 	extras = append(extras, field{"discovery_hint", "call schema for the granted streams and connections"})
-	return newAdapterError(code, msg+"; call schema for the index", extras...)
+	te := newAdapterError(code, msg+"; call schema for the index", extras...)
+	te.Next = []string{"the granted streams and connections: schema {}"}
+	return te
 }
 
 // rsError maps an RS failure of a read routed through grant g. An RS 401
