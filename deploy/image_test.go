@@ -295,7 +295,9 @@ func goStandinRootfs(ctx context.Context, t *testing.T) string {
 	}
 	copyTree(ctx, t, shell, filepath.Join(root, "bin/sh"))
 	for _, lib := range sharedLibraries(ctx, t, shell) {
-		copyTree(ctx, t, lib, filepath.Join(root, lib))
+		// The file itself, not a link: the loader's path is often a
+		// symbolic link to a directory the stand-in does not have.
+		copyTree(ctx, t, lib, filepath.Join(root, lib), "-L")
 	}
 
 	// The module proxy: first the modules into this machine's cache (the
@@ -345,13 +347,15 @@ func goCmd(ctx context.Context, t *testing.T, env []string, args ...string) {
 	}
 }
 
-// copyTree copies a file or directory with cp -a (modes and links kept).
-func copyTree(ctx context.Context, t *testing.T, src, dst string) {
+// copyTree copies a file or directory with cp -a (modes and links kept),
+// plus any further cp flags.
+func copyTree(ctx context.Context, t *testing.T, src, dst string, flags ...string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.CommandContext(ctx, "cp", "-a", src, dst).CombinedOutput(); err != nil {
+	args := append(append([]string{"-a"}, flags...), src, dst)
+	if out, err := exec.CommandContext(ctx, "cp", args...).CombinedOutput(); err != nil {
 		t.Fatalf("cp %s: %v\n%s", src, err, out)
 	}
 }
