@@ -59,15 +59,16 @@ func TestImageBuildsAndRuns(t *testing.T) {
 		"--build-arg", "VERSION=image-test", "-f", "Dockerfile", "-t", image}, pm.runArgs...)
 	pm.run(ctx, append(build, "..")...)
 
-	var cfg struct {
+	var inspected []struct {
 		Config struct {
 			User   string
 			Labels map[string]string
 		}
 	}
-	if err := json.Unmarshal([]byte(pm.run(ctx, "image", "inspect", "--format", "{{json .}}", image)), &cfg); err != nil {
-		t.Fatalf("image inspect: %v", err)
+	if err := json.Unmarshal([]byte(pm.run(ctx, "image", "inspect", image)), &inspected); err != nil || len(inspected) != 1 {
+		t.Fatalf("image inspect: %v (%d images)", err, len(inspected))
 	}
+	cfg := inspected[0]
 	if cfg.Config.User != "65532:65532" {
 		t.Errorf("image user %q, want 65532:65532", cfg.Config.User)
 	}
