@@ -18,8 +18,12 @@ var envNamed = regexp.MustCompile(`\((PDPP_[A-Z0-9_]+)\)`)
 // parsed afterwards, wins over it (for a repeatable flag, adds to it).
 // --help then shows the variable's value as the default. Call it after
 // defining the flags and before parsing; a value the flag refuses is a
-// usage error.
+// usage error. A nil env reads as empty (in-process callers that pass no
+// environment).
 func bindEnv(fs *flag.FlagSet, env func(string) string, prefix string) error {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		if envNamed.MatchString(f.Usage) {
