@@ -1,10 +1,12 @@
 package deploy_test
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,6 +77,16 @@ func TestImageBuildsAndRuns(t *testing.T) {
 	}
 	if got := cfg.Config.Labels["org.opencontainers.image.licenses"]; got != "Apache-2.0" {
 		t.Errorf("image licence label %q, want Apache-2.0", got)
+	}
+	// The files the image holds: the binary and the licence beside it.
+	pm.run(ctx, "create", "--name", "pdpp-mcp-image-files", image)
+	files := pm.run(ctx, "export", "pdpp-mcp-image-files")
+	pm.run(ctx, "rm", "pdpp-mcp-image-files")
+	names := tarNames(t, files)
+	for _, want := range []string{"pdpp-mcp", "licenses/LICENSE", "licenses/NOTICE"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the image lacks /%s; it holds %v", want, names)
+		}
 	}
 
 	rs := testenv.StartRS(t, testenv.Options{})
@@ -363,6 +376,26 @@ func copyTree(ctx context.Context, t *testing.T, src, dst string, flags ...strin
 	args := append(append([]string{"-a"}, flags...), src, dst)
 	if out, err := exec.CommandContext(ctx, "cp", args...).CombinedOutput(); err != nil {
 		t.Fatalf("cp %s: %v\n%s", src, err, out)
+	}
+}
+
+// tarNames lists the regular files of a tar stream, without a leading
+// "./" or "/".
+func tarNames(t *testing.T, stream string) []string {
+	t.Helper()
+	var names []string
+	tr := tar.NewReader(strings.NewReader(stream))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return names
+		}
+		if err != nil {
+			t.Fatalf("reading the image's files: %v", err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			names = append(names, strings.TrimPrefix(strings.TrimPrefix(h.Name, "./"), "/"))
+		}
 	}
 }
 
