@@ -135,6 +135,9 @@ func (s *Server) selectByDetails(details any) (selection, error) {
 		if connectors[i] = s.connectorBySource(id); connectors[i] == "" {
 			return selection{}, invalidRequest(fmt.Sprintf("Unknown source: { id: '%s' }", id))
 		}
+		if name := s.unknownStream(connectors[i], e.(map[string]any)); name != "" {
+			return selection{}, &selectionError{"invalid_authorization_details", "Unknown stream: " + name}
+		}
 	}
 	if len(entries) > 1 {
 		return selection{pkg: true}, nil
@@ -153,6 +156,26 @@ func (s *Server) selectByDetails(details any) (selection, error) {
 		return s.selectByConnector(connectors[0])
 	}
 	return s.selectGrant(connectors[0], conns)
+}
+
+// unknownStream is the first stream an entry names that the connector
+// does not declare ("*" is every stream), "" when none.
+func (s *Server) unknownStream(connector string, entry map[string]any) string {
+	var declared []string
+	for _, c := range s.ds.Connectors {
+		if c.Key == connector {
+			for _, st := range c.Streams {
+				declared = append(declared, st.Name)
+			}
+		}
+	}
+	streams, _ := entry["streams"].([]any)
+	for _, st := range streams {
+		if name, _ := st.(map[string]any)["name"].(string); name != "*" && !slices.Contains(declared, name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // connectorBySource is the key of the connector whose source URI (or key)
