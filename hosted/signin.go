@@ -154,4 +154,3 @@ func (h *hosted) serveASMetadata(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	writeJSON(w, http.StatusOK, doc)
 }
-
