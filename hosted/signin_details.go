@@ -94,12 +94,28 @@ func checkDetail(d map[string]any) error {
 	if err := checkSource(d["source"]); err != nil {
 		return err
 	}
+	if err := checkPurposeAndMode(d); err != nil {
+		return err
+	}
+	if err := checkOptionalMembers(d); err != nil {
+		return err
+	}
+	return checkSelection(d)
+}
+
+// checkPurposeAndMode requires a purpose_code URI and an access_mode.
+func checkPurposeAndMode(d map[string]any) error {
 	if p, ok := d["purpose_code"].(string); !ok || !absoluteURI(p) {
 		return fmt.Errorf("purpose_code is required: an absolute URI, e.g. https://pdpp.dev/purpose/personal_ai_assistant (got %s)", describeMember(d, "purpose_code"))
 	}
 	if m, ok := d["access_mode"].(string); !ok || (m != "continuous" && m != "single_use") {
 		return fmt.Errorf(`access_mode is required: "continuous" or "single_use" (got %s)`, describeMember(d, "access_mode"))
 	}
+	return nil
+}
+
+// checkOptionalMembers checks the types of the optional members.
+func checkOptionalMembers(d map[string]any) error {
 	for _, k := range []string{"purpose_description", "selection_preset"} {
 		if v, ok := d[k]; ok {
 			if s, isStr := v.(string); !isStr || s == "" {
@@ -114,6 +130,11 @@ func checkDetail(d map[string]any) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkSelection requires streams or a selection_preset, not both.
+func checkSelection(d map[string]any) error {
 	_, hasStreams := d["streams"]
 	_, hasPreset := d["selection_preset"]
 	switch {

@@ -297,53 +297,64 @@ func qsMerge(target, source any) any {
 		return qsMergePrimitive(target, s)
 	}
 	if !qsIsObject(target) {
-		if so, ok := source.(*qsObject); ok && so.overflow {
-			o := newQSObject()
-			o.set("0", target)
-			for _, k := range so.keys {
-				n, _ := strconv.Atoi(k)
-				o.set(strconv.Itoa(n+1), so.vals[k])
-			}
-			o.overflow, o.maxIndex = true, so.maxIndex+1
-			return o
-		}
-		items := append([]any{target}, qsSpread(source)...)
-		if len(items) > qsArrayLimit {
-			return qsOverflowOf(items)
-		}
-		return &qsArray{items: items}
+		return qsMergeIntoPrimitive(target, source)
 	}
 	ta, tIsArr := target.(*qsArray)
-	sa, sIsArr := source.(*qsArray)
-	if tIsArr && sIsArr {
-		for i, item := range sa.items {
-			if item == nil {
-				continue // forEach skips holes
-			}
-			switch {
-			case i < len(ta.items) && ta.items[i] != nil:
-				if qsIsObject(ta.items[i]) && qsIsObject(item) {
-					ta.items[i] = qsMerge(ta.items[i], item)
-				} else {
-					ta.items = append(ta.items, item)
-				}
-			default:
-				for len(ta.items) <= i {
-					ta.items = append(ta.items, nil)
-				}
-				ta.items[i] = item
-			}
-		}
-		if len(ta.items) > qsArrayLimit {
-			return qsOverflowOf(ta.items)
-		}
-		return ta
+	if sa, sIsArr := source.(*qsArray); tIsArr && sIsArr {
+		return qsMergeArrays(ta, sa)
 	}
 	acc, _ := target.(*qsObject)
 	if tIsArr {
 		acc = qsArrayToObject(ta.items)
 	}
 	return qsMergeIntoObject(acc, source)
+}
+
+// qsMergeIntoPrimitive merges an array or object into a string target:
+// [target].concat(source), or the overflow object shifted by one.
+func qsMergeIntoPrimitive(target, source any) any {
+	if so, ok := source.(*qsObject); ok && so.overflow {
+		o := newQSObject()
+		o.set("0", target)
+		for _, k := range so.keys {
+			n, _ := strconv.Atoi(k)
+			o.set(strconv.Itoa(n+1), so.vals[k])
+		}
+		o.overflow, o.maxIndex = true, so.maxIndex+1
+		return o
+	}
+	items := append([]any{target}, qsSpread(source)...)
+	if len(items) > qsArrayLimit {
+		return qsOverflowOf(items)
+	}
+	return &qsArray{items: items}
+}
+
+// qsMergeArrays merges source into ta index by index (holes skipped);
+// an item that cannot merge with the one at its index is appended.
+func qsMergeArrays(ta, sa *qsArray) any {
+	for i, item := range sa.items {
+		if item == nil {
+			continue // forEach skips holes
+		}
+		switch {
+		case i < len(ta.items) && ta.items[i] != nil:
+			if qsIsObject(ta.items[i]) && qsIsObject(item) {
+				ta.items[i] = qsMerge(ta.items[i], item)
+			} else {
+				ta.items = append(ta.items, item)
+			}
+		default:
+			for len(ta.items) <= i {
+				ta.items = append(ta.items, nil)
+			}
+			ta.items[i] = item
+		}
+	}
+	if len(ta.items) > qsArrayLimit {
+		return qsOverflowOf(ta.items)
+	}
+	return ta
 }
 
 // qsMergePrimitive merges a non-empty string into target.
