@@ -49,8 +49,11 @@ const (
 	DefaultVerifyIPv6Prefix = 64
 	// verifyClients bounds the per-client budgets held; the oldest go
 	// first, so the map cannot grow with the number of addresses seen.
+	// verifyClientTTL keeps a client's standing (served, failed) past one
+	// access-token lifetime (600 s at the reference AS), so the host
+	// presenting its refreshed token is still known as served.
 	verifyClients   = 10000
-	verifyClientTTL = 10 * time.Minute
+	verifyClientTTL = time.Hour
 	// vouchedTTL is how long a token verified as a client token is known
 	// here, past its 30 s verdict: its re-checks are never charged.
 	// vouchedTokens bounds the set (hashes only).
