@@ -155,7 +155,7 @@ func gmailEntry(edit map[string]any, ids ...string) map[string]any {
 	return e
 }
 
-// The mock AS in the real AS's posture (real-rs-differences D15, D16): the
+// The mock AS in the real AS's posture: the
 // selection rules and refusals of the reference AS. Each refusal's text
 // is what the reference AS answered to the same authorize request (GET
 // /oauth/authorize on the RI, 2026-11-27).
