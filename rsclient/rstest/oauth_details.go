@@ -198,7 +198,8 @@ func checkStreams(errs *ajvErrors, v any) {
 	}
 }
 
-// checkUnique is uniqueItems: Ajv names the last duplicate pair found.
+// checkUnique is uniqueItems over objects: Ajv compares each item with
+// every earlier one, last first, and names the pair (earlier, later).
 func checkUnique(errs *ajvErrors, path string, items []any) {
 	for j := len(items) - 1; j > 0; j-- {
 		for i := j - 1; i >= 0; i-- {
@@ -207,6 +208,23 @@ func checkUnique(errs *ajvErrors, path string, items []any) {
 				return
 			}
 		}
+	}
+}
+
+// checkUniqueStrings is uniqueItems over strings: Ajv indexes the items
+// last first and names the pair (later, earlier) at the first repeat.
+func checkUniqueStrings(errs *ajvErrors, path string, items []any) {
+	seen := map[string]int{}
+	for i := len(items) - 1; i >= 0; i-- {
+		s, ok := items[i].(string)
+		if !ok {
+			continue
+		}
+		if j, dup := seen[s]; dup {
+			errs.add(path, fmt.Sprintf("must NOT have duplicate items (items ## %d and %d are identical)", j, i))
+			return
+		}
+		seen[s] = i
 	}
 }
 
@@ -259,7 +277,7 @@ func checkStringSet(errs *ajvErrors, path string, v any) {
 	if len(items) == 0 {
 		errs.add(path, "must NOT have fewer than 1 items")
 	}
-	checkUnique(errs, path, items)
+	checkUniqueStrings(errs, path, items)
 	for i, it := range items {
 		checkString(errs, fmt.Sprintf("%s/%d", path, i), it, false)
 	}
