@@ -20,14 +20,16 @@ import (
 // which then names this adapter as its authorization server. The adapter's
 // RFC 8414 metadata sends registration, token and revocation to the RS's
 // own authorization server and keeps one step, authorize, which only
-// redirects the browser to the RS's AS with the host's parameters
-// unchanged plus the operator's source selection. No code or token ever
-// reaches the adapter: the AS redirects to the host, and the host talks to
-// the AS's token endpoint directly.
+// redirects the browser to the RS's AS with the operator's source
+// selection and the host's OAuth parameters, re-encoded
+// (signin_authorize.go). No code or token ever reaches the adapter: the AS
+// redirects to the host, and the host talks to the AS's token endpoint
+// directly.
 //
 // It relies on behaviours of the reference AS (CONTRIBUTING, "Sign-in
 // front"): no iss in the authorization response, redirect_uri checked only
-// against the client's own registration, resource ignored.
+// against the client's own registration, resource ignored, queries parsed
+// by qs, the selection rules of signin_details.go.
 
 // Sign-in front paths on the adapter's origin.
 const (
