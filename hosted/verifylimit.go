@@ -107,10 +107,12 @@ func newCheckBudget(perSecond float64, burst int, now time.Time) *checkBudget {
 		changed: make(chan struct{})}
 }
 
-// take spends one check: at once when the bucket holds one above floor,
-// else after waiting (until ctx ends) for checks under way to end. It
-// fails at once when none is under way: the budget was spent by failures.
-func (b *checkBudget) take(ctx context.Context, now func() time.Time, floor float64) bool {
+// take spends one check: at once when the bucket holds one above floor(),
+// else after waiting (until ctx ends) for checks under way to end, the
+// floor asked again each time (an ended check may have changed the
+// caller's standing). It fails at once when none is under way: the budget
+// was spent by failures.
+func (b *checkBudget) take(ctx context.Context, now func() time.Time, floor func() float64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for {
@@ -119,7 +121,7 @@ func (b *checkBudget) take(ctx context.Context, now func() time.Time, floor floa
 			b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
 			b.last = t
 		}
-		if b.tokens >= floor+1 {
+		if b.tokens >= floor()+1 {
 			b.tokens--
 			b.inflight++
 			return true
@@ -205,18 +207,20 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkWait)
 	defer cancel()
-	if !b.take(ctx, l.now, 0) {
+	if !b.take(ctx, l.now, noFloor) {
+		return nil, false
+	}
+	floor := func() float64 {
+		if b.mayJoinReserve(l.now()) {
+			return 0
+		}
+		return l.reserve
+	}
+	if !l.global.take(ctx, l.now, floor) {
+		b.settle(checkNotRun, false, l.now())
 		return nil, false
 	}
 	onReserve := b.joinReserve(l.now())
-	floor := l.reserve
-	if onReserve {
-		floor = 0
-	}
-	if !l.global.take(ctx, l.now, floor) {
-		b.settle(checkNotRun, onReserve, l.now())
-		return nil, false
-	}
 	return func(served bool) {
 		outcome := checkFailed
 		if served {
@@ -227,18 +231,35 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 	}, true
 }
 
-// joinReserve reports whether this client may spend the reserved part of
-// the global budget on one more check, and counts it when it may: not
-// after a failure within failureMemory; freely when the RS served one of
-// its bearers within vouchedTTL; else one check at a time.
-func (b *checkBudget) joinReserve(now time.Time) bool {
+// noFloor lets a per-client bucket be spent to its last check.
+func noFloor() float64 { return 0 }
+
+// mayJoinReserve reports whether this client may spend the reserved part
+// of the global budget on one more check: not after a failure within
+// failureMemory; freely when the RS served one of its bearers within
+// vouchedTTL; else one check at a time.
+func (b *checkBudget) mayJoinReserve(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.standsForReserve(now)
+}
+
+func (b *checkBudget) standsForReserve(now time.Time) bool {
 	switch {
 	case !b.failedAt.IsZero() && now.Sub(b.failedAt) < failureMemory:
 		return false
 	case !b.servedAt.IsZero() && now.Sub(b.servedAt) < vouchedTTL:
-	case b.onReserve > 0:
+		return true
+	}
+	return b.onReserve == 0
+}
+
+// joinReserve counts one more check of this client on the reserve when it
+// may spend it (mayJoinReserve), and reports whether it did.
+func (b *checkBudget) joinReserve(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.standsForReserve(now) {
 		return false
 	}
 	b.onReserve++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -190,4 +191,34 @@ func TestReserveStanding(t *testing.T) {
 			d(true)
 		}
 	}
+}
+
+// A new client's second bearer, waiting while its first is checked (it
+// may spend the reserve one check at a time), is admitted once the first
+// turns out to be a client token: the wait asks the client's standing
+// again when a check ends.
+func TestWaitingCheckSeesTheClientServed(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		clock := newFakeClock()
+		l := newVerifyLimiter(1, 2, 0, clock.now)
+		l.global.tokens = l.reserve // the shared part is spent
+		first, ok := l.begin(context.Background(), "192.0.2.9")
+		if !ok {
+			t.Fatal("the first bearer was refused")
+		}
+		second := make(chan bool, 1)
+		go func() {
+			done, ok := l.begin(context.Background(), "192.0.2.9")
+			if ok {
+				done(true)
+			}
+			second <- ok
+		}()
+		synctest.Wait() // the second waits on the first
+		first(true)
+		if !<-second {
+			t.Error("the second bearer was refused after the first was served")
+		}
+	})
 }
