@@ -24,8 +24,9 @@ type Config struct {
 	RS *rsclient.Client
 	// ServerName and Version are advertised in serverInfo.
 	ServerName, Version string
-	// Grants is the fixed source set (stdio). When empty, each call uses
-	// the grant of its request, attached with WithRequestGrant (hosted).
+	// Grants is the fixed source set (stdio), at most MaxGrants. When
+	// empty, each call uses the grant of its request, attached with
+	// WithRequestGrant (hosted).
 	Grants []Grant
 	// Reload, when set (stdio), re-reads the credential cache. It runs
 	// when a grant is past its Expires or the RS refuses a bearer (401,
@@ -82,6 +83,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.RS == nil {
 		return nil, errors.New("adapter: Config.RS is required")
+	}
+	if err := checkGrantCount(len(cfg.Grants)); err != nil {
+		return nil, err
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = DefaultServerName

@@ -68,12 +68,18 @@ type Options struct {
 	// VerifyRate and VerifyBurst bound how many never-seen bearers that
 	// turn out not to be client tokens one client (peer address, or
 	// X-Forwarded-For hop behind TrustedProxies) may have verified: per
-	// second, and at once; all clients together get ten times as much.
+	// second, and at once; all clients together get ten times as much,
+	// half of which only clients without a recent failure may spend.
 	// Defaults 5 and 30. Known and vouched-for client tokens are never
 	// limited, and a new client token spends nothing; over budget is 429
 	// with Retry-After.
 	VerifyRate  float64
 	VerifyBurst int
+	// VerifyIPv6Prefix is how many leading bits of an IPv6 client address
+	// make one client for that budget (one host commonly holds a /64);
+	// default 64, 128 keys by the full address. IPv4 addresses are keyed
+	// whole.
+	VerifyIPv6Prefix int
 	// Auth selects how token kinds are learned (JWT, introspection); the
 	// RS schema probe is always the last resort. A JWT configuration
 	// without an Audience gets the MCP resource URL (<PublicURL>/mcp).
@@ -119,7 +125,7 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		auth.JWT = &jwt
 	}
 	h := &hosted{a: a, opts: opts, log: opts.Logger, auth: bearerauth.New(auth, schemaProbe(a)),
-		limit: newVerifyLimiter(opts.VerifyRate, opts.VerifyBurst, auth.Now)}
+		limit: newVerifyLimiter(opts.VerifyRate, opts.VerifyBurst, opts.VerifyIPv6Prefix, auth.Now)}
 	h.stream = server.NewStreamableHTTPServer(a.MCP(),
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),

@@ -251,10 +251,12 @@ func TestServeLimitFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", base, nil, limits{}, ""},
-		{"environment", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT": "1048576"},
-			limits{VerifyRate: 2.5, VerifyBurst: 10, MaxRSBytesInFlight: 1 << 20}, ""},
-		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--rs-max-bytes-in-flight", "4096"),
-			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10"}, limits{VerifyRate: 1, VerifyBurst: 3, MaxRSBytesInFlight: 4096}, ""},
+		{"environment", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_VERIFY_IPV6_PREFIX": "56", "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT": "1048576"},
+			limits{VerifyRate: 2.5, VerifyBurst: 10, VerifyIPv6Prefix: 56, MaxRSBytesInFlight: 1 << 20}, ""},
+		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--verify-ipv6-prefix", "128", "--rs-max-bytes-in-flight", "4096"),
+			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_VERIFY_IPV6_PREFIX": "48"}, limits{VerifyRate: 1, VerifyBurst: 3, VerifyIPv6Prefix: 128, MaxRSBytesInFlight: 4096}, ""},
+		{"prefix too long", append(base, "--verify-ipv6-prefix", "129"), nil, limits{}, "--verify-ipv6-prefix"},
+		{"prefix not a number", base, map[string]string{"PDPP_MCP_VERIFY_IPV6_PREFIX": "/64"}, limits{}, "--verify-ipv6-prefix"},
 		{"negative rate", append(base, "--verify-rate", "-1"), nil, limits{}, "--verify-rate"},
 		{"NaN rate", append(base, "--verify-rate", "NaN"), nil, limits{}, "--verify-rate"},
 		{"infinite rate", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "+Inf"}, limits{}, "--verify-rate"},

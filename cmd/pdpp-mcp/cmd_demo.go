@@ -208,9 +208,12 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 const demoAuthStateFile = "authorization-server.json"
 
 // demoSignInDetails is the demo's sign-in selection: both Gmail
-// connections, in the shape the real AS reads (the connector as
-// source.id; instance_ids because the owner has two connections).
-var demoSignInDetails = `[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"gmail"},` +
+// connections, in the shape the reference AS accepts (type
+// https://pdpp.dev/data-access, the connector's source URI, a purpose
+// code, an access mode; instance_ids because the owner has two
+// connections). README's --sign-in-details example is this selection.
+var demoSignInDetails = `[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"https://registry.pdpp.dev/connectors/gmail"},` +
+	`"purpose_code":"https://pdpp.dev/purpose/personal_ai_assistant","access_mode":"continuous",` +
 	`"streams":[{"name":"*","instance_ids":["` + demodata.GmailWorkConnectionID + `","` + demodata.GmailPersonalConnectionID + `"]}]}]`
 
 // demoSetupLasts reports whether the printed stdio setup survives a demo

@@ -174,6 +174,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		VerifyRate:           cfg.Limits.VerifyRate,
 		VerifyBurst:          cfg.Limits.VerifyBurst,
+		VerifyIPv6Prefix:     cfg.Limits.VerifyIPv6Prefix,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
 		Metrics:              metrics,
