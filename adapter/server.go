@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,23 @@ type Config struct {
 	FanOutConcurrency int
 	// Observer, when set, is told about every tool call (metrics).
 	Observer Observer
+	// MaxResultBytes is the most bytes one tool result takes in its text
+	// and, separately, in its structuredContent: a page that would take
+	// more shows fewer records or hits and says how to continue, a window
+	// or document fewer characters. Default DefaultMaxResultBytes; raise
+	// it only for hosts known to keep larger results whole.
+	MaxResultBytes int
 }
+
+// DefaultMaxResultBytes is the default result ceiling: under the 12,024
+// bytes Codex keeps of a tool result when it does not know the model
+// (it cuts the middle out of anything longer, leaving invalid JSON and
+// lost records), with room for the host's own framing.
+const DefaultMaxResultBytes = 11000
+
+// MinMaxResultBytes is the smallest ceiling accepted: below it a page
+// cannot carry its handles, cursor and one record.
+const MinMaxResultBytes = 4000
 
 // Server is one configured MCP adapter.
 type Server struct {
@@ -104,6 +121,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SourceTimeout <= 0 {
 		cfg.SourceTimeout = 8 * time.Second
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.MaxResultBytes < MinMaxResultBytes {
+		return nil, fmt.Errorf("adapter: Config.MaxResultBytes %d is below %d, too little for a page's handles", cfg.MaxResultBytes, MinMaxResultBytes)
 	}
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8

@@ -41,6 +41,10 @@ type queryRecordsArgs struct {
 // input schema says "default 25").
 const rsDefaultRecordsLimit = 25
 
+// maxRecordsLimit is the largest page query_records asks the RS for (the
+// input schema's maximum).
+const maxRecordsLimit = 100
+
 func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
 	var a queryRecordsArgs
 	if e := decodeArgs(raw, &a); e != nil {
@@ -93,16 +97,30 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if a.Sort != "" {
 		q.Sort = []string{a.Sort}
 	}
-	list, _, err := s.rs.Records(ctx, g.Bearer, q)
-	if err != nil {
-		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
-	}
-	s.nextRecordsCursor(list, a, prev, g)
 	limit := a.Limit
 	if limit == 0 {
 		limit = rsDefaultRecordsLimit
 	}
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
+	skip := 0
+	if prev != nil && prev.Skip > 0 {
+		// The RS page this token starts again, long enough to hold the
+		// records already shown and a page after them.
+		skip = prev.Skip
+		q.Limit = min(maxRecordsLimit, skip+limit)
+	}
+	list, _, err := s.rs.Records(ctx, g.Bearer, q)
+	if err != nil {
+		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
+	}
+	list.Data = list.Data[min(skip, len(list.Data)):]
+	s.nextRecordsCursor(list, a, prev, g)
+	resume := func(shown int) string {
+		return s.sealRecordsCursor(recordsCursor{Stream: a.Stream, Conn: a.ConnectionID, Grant: grantTag(g),
+			Changes: a.ChangesSince != "" || (prev != nil && prev.Changes), Shape: a.shape(),
+			RS: q.Cursor, Since: q.ChangesSince, Skip: skip + shown})
+	}
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)},
+		resultCeiling{bytes: s.cfg.MaxResultBytes, resume: resume})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res
