@@ -213,13 +213,15 @@ func (p *recordPage) layout() {
 			return
 		}
 	}
-	// The budget grows past recordTextBudget as far as the role floors
-	// need, up to the ceiling; where they do not fit, records are cut
-	// evenly down to their bare handles.
-	room := min(p.ceiling.bytes, max(recordTextBudget(n), sum(floor)+f)) - f
+	// A page that holds records back fills the ceiling; any other keeps
+	// to recordTextBudget. Where the role floors do not fit, records are
+	// cut evenly down to their bare handles.
+	room := min(p.ceiling.bytes, recordTextBudget(n)) - f
+	if p.held > 0 {
+		room = p.ceiling.bytes - f
+	}
 	sizes, ok := shareBudget(natural, floor, room)
 	if !ok {
-		room = min(p.ceiling.bytes, recordTextBudget(n)) - f
 		sizes, ok = shareBudget(natural, bare, room)
 	}
 	if !ok {
