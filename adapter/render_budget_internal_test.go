@@ -103,6 +103,12 @@ func genRecordList(rng *rand.Rand) *rsclient.RecordList {
 func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 2026))
+	heldPages := 0
+	defer func() {
+		if heldPages == 0 && !t.Failed() {
+			t.Error("no page passed the ceiling: the held path went untested")
+		}
+	}()
 	for iter := range 25 {
 		list := genRecordList(rng)
 		n, rsCursor := len(list.Data), list.NextCursor
@@ -123,6 +129,9 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if p.held > 0 && (!list.HasMore || list.NextCursor != resume(len(p.records)) || list.NextChangesSince != "") {
 			t.Fatalf("iter %d: %d records held, has_more=%t next_cursor=%.40q: want has_more and the resume cursor alone",
 				iter, p.held, list.HasMore, list.NextCursor)
+		}
+		if p.held > 0 {
+			heldPages++
 		}
 		if p.held == 0 && list.NextCursor != rsCursor {
 			t.Fatalf("iter %d: nothing held, but next_cursor changed", iter)
@@ -279,10 +288,37 @@ func genSearchPage(rng *rand.Rand) *searchPage {
 func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 2026))
+	heldPages := 0
 	for iter := range 60 {
 		p := genSearchPage(rng)
+		n, cursor := len(p.hits), p.nextCursor
+		ceiling := []int{0, DefaultMaxResultBytes, MinMaxResultBytes}[iter%3]
+		if ceiling > 0 {
+			// One source: a page of k hits continues at hit k.
+			p.ceiling, p.sources = ceiling, make([]int, n)
+			more := p.hasMore
+			p.fitCeiling(func(taken []int) (bool, string) {
+				if taken[0] == n && !more {
+					return false, ""
+				}
+				return true, cursor + "-after-" + strconv.Itoa(taken[0])
+			}, 1)
+			if len(p.hits)+p.held != n || (p.held > 0 && (!p.hasMore || p.nextCursor != cursor+"-after-"+strconv.Itoa(len(p.hits)))) {
+				t.Fatalf("iter %d: %d shown + %d held of %d hits, has_more=%t", iter, len(p.hits), p.held, n, p.hasMore)
+			}
+			if p.held > 0 {
+				heldPages++
+			}
+		}
 		text := p.text(searchArgs{Q: "invoice"})
-		if budget := searchTextBudget(len(p.hits)); len(text) > budget {
+		budget := searchTextBudget(len(p.hits))
+		if ceiling > 0 {
+			budget = min(budget, ceiling)
+			if p.held > 0 {
+				budget = ceiling
+			}
+		}
+		if len(text) > budget {
 			t.Fatalf("iter %d: %d hits, text %d B > budget %d", iter, len(p.hits), len(text), budget)
 		}
 		for i, h := range p.hits {
@@ -298,6 +334,9 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 		}
 		checkSearchChannelsAgree(t, iter, p, text)
 	}
+	if heldPages == 0 {
+		t.Fatal("no page passed the ceiling: the held path went untested")
+	}
 }
 
 // checkSearchChannelsAgree: structuredContent is within the same budget
@@ -306,7 +345,14 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string) {
 	t.Helper()
 	sc := marshalNoEscape(p.structured())
-	if budget := searchTextBudget(len(p.hits)); len(sc) > budget {
+	budget := searchTextBudget(len(p.hits))
+	if p.ceiling > 0 {
+		budget = min(budget, p.ceiling)
+		if p.held > 0 {
+			budget = p.ceiling
+		}
+	}
+	if len(sc) > budget {
 		t.Fatalf("iter %d: %d hits, structuredContent %d B > budget %d", iter, len(p.hits), len(sc), budget)
 	}
 	var got searchResult

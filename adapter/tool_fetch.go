@@ -16,7 +16,7 @@ var fetchTool = toolSpec{
 	Description: "Fetch one record as a document {id, title, text, url, metadata}. " +
 		"id: a search hit id `connection_id/stream:record_id`, legacy `stream:record_id` (add connection_id), " +
 		"or a pdpp://record/ URI. fields projects the record first. Long text is cut; " +
-		"metadata.next_read gives the exact read_record_field call to continue.",
+		"metadata.next_read gives the exact read_record_field call to continue." + wholePage,
 	Handle: handleFetch,
 }
 

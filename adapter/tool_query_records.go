@@ -12,11 +12,11 @@ import (
 var queryRecordsTool = toolSpec{
 	Name:  "query_records",
 	Title: "Query PDPP records",
-	Description: "Read one stream's records. Continue with cursor=next_cursor alone (same stream and connection_id; " +
-		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
+	Description: "Read one stream's records. Continue with cursor=next_cursor plus the same stream and connection_id " +
+		"(the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
 		"next_changes_since (last page only) is the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
-		"Shows every record with its fetch id and every paging handle.",
+		"Shows each record with its fetch id and every paging handle." + wholePage,
 	Handle: handleQueryRecords,
 }
 
