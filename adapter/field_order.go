@@ -46,12 +46,28 @@ func (m memberRanker) rank(name string) int {
 		return r
 	}
 	if len(m.roles) > 0 {
+		// A role the schema declares for no member is guessed from names
+		// as if none were declared: Slack's messages declare their text
+		// and time but not user_id, their author.
+		if guess := rankByName(name); guess < rankOther && !m.declares(guess) {
+			return guess
+		}
 		if isIdentifierName(name) {
 			return rankIdentifier
 		}
 		return rankOther
 	}
 	return rankByName(name)
+}
+
+// declares reports whether the schema gives some member the role of rank.
+func (m memberRanker) declares(rank int) bool {
+	for _, role := range m.roles {
+		if r, ok := roleRank[role]; ok && r == rank {
+			return true
+		}
+	}
+	return false
 }
 
 // isIdentifierName reports a member a person never reads: an opaque id or
