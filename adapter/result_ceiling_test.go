@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -123,4 +124,116 @@ func TestSlackPageShowsWhoWhenWhatWhole(t *testing.T) {
 			t.Errorf("%s never shown", id)
 		}
 	}
+}
+
+// A body whose characters take several bytes each in JSON (emoji, quotes,
+// line breaks) read whole through fetch and then read_record_field
+// windows, as a model continues it: every result stays within the
+// ceiling in both channels, each continuation starts exactly where the
+// last result stopped, the body comes back exactly, and the last window
+// says it is complete.
+func TestFetchAndWindowsStayWithinTheCeiling(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("😀😀😀😀😀\"é\n", 3000) // 24,000 chars, 3.5 bytes each as JSON
+	e := newEnv(t, testenv.Options{Dataset: datasetWithBodies(t, map[string]string{"wide": body})}, demodata.GmailToken)
+	id := demodata.GmailWorkConnectionID + "/message_bodies:wide"
+	within := func(what string, r toolResult) {
+		t.Helper()
+		if r.IsError {
+			t.Fatalf("%s: %s", what, r.text())
+		}
+		if n, m := len(r.text()), len(hostJSON(t, r.StructuredContent)); n > adapter.DefaultMaxResultBytes || m > adapter.DefaultMaxResultBytes {
+			t.Fatalf("%s: text %d B, structuredContent %d B: over the %d B ceiling", what, n, m, adapter.DefaultMaxResultBytes)
+		}
+	}
+	f := e.c.call("fetch", map[string]any{"id": id, "fields": []string{"body_text"}})
+	within("fetch", f)
+	var doc struct {
+		Text     string `json:"text"`
+		Metadata struct {
+			NextRead string `json:"next_read"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(f.StructuredContent, &doc); err != nil {
+		t.Fatal(err)
+	}
+	_, next, ok := strings.Cut(doc.Metadata.NextRead, "read_record_field ")
+	if !ok {
+		t.Fatalf("fetch of a %d-char body names no next read: %.300s", utf8.RuneCountInString(body), f.text())
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(next), &args); err != nil {
+		t.Fatalf("next_read %q: %v", doc.Metadata.NextRead, err)
+	}
+	shown := int(args["offset_chars"].(float64))
+	if !strings.HasPrefix(doc.Text, string([]rune(body)[:shown])) || shown >= 4095 {
+		t.Fatalf("fetch text is not the body's first %d chars, cut shorter than 4,095 to fit: %q", shown, doc.Text[:80])
+	}
+	got := string([]rune(body)[:shown])
+	windows := 0
+	for {
+		windows++
+		if windows > 40 {
+			t.Fatal("windows do not end")
+		}
+		w := e.c.call("read_record_field", args)
+		within(fmt.Sprintf("window %d", windows), w)
+		var page struct {
+			Text     string `json:"text"`
+			Complete bool   `json:"complete"`
+			Next     *struct {
+				Args map[string]any `json:"args"`
+			} `json:"next"`
+		}
+		if err := json.Unmarshal(w.StructuredContent, &page); err != nil {
+			t.Fatal(err)
+		}
+		got += page.Text
+		if page.Next == nil {
+			if !page.Complete {
+				t.Errorf("the last window says complete=false with no next call")
+			}
+			break
+		}
+		args = page.Next.Args
+	}
+	if got != body {
+		t.Fatalf("fetch and %d windows rebuild %d chars, want the %d-char body exactly", windows, utf8.RuneCountInString(got), utf8.RuneCountInString(body))
+	}
+	t.Logf("fetch showed %d chars; %d windows", shown, windows)
+}
+
+// The last window of a body that took several windows has no next call
+// and says complete: nothing of the field is left to read.
+func TestLastWindowSaysComplete(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("plain words of a long body. ", 400) // 11,200 chars
+	e := newEnv(t, testenv.Options{Dataset: datasetWithBodies(t, map[string]string{"long": body})}, demodata.GmailToken)
+	args := map[string]any{"id": demodata.GmailWorkConnectionID + "/message_bodies:long", "field_path": "body_text"}
+	for step := 1; step < 10; step++ {
+		var w struct {
+			Complete bool `json:"complete"`
+			Next     *struct {
+				Args map[string]any `json:"args"`
+			} `json:"next"`
+		}
+		r := e.c.call("read_record_field", args)
+		if err := json.Unmarshal(r.StructuredContent, &w); err != nil || r.IsError {
+			t.Fatalf("window %d: %v %s", step, err, r.text())
+		}
+		if !strings.Contains(r.text(), fmt.Sprintf(`"complete":%t`, w.Complete)) {
+			t.Fatalf("window %d: text and structuredContent disagree on complete", step)
+		}
+		if w.Next == nil {
+			if step == 1 || !w.Complete {
+				t.Fatalf("window %d is the last (no next call) and says complete=%t", step, w.Complete)
+			}
+			return
+		}
+		if w.Complete {
+			t.Fatalf("window %d says complete with a next call", step)
+		}
+		args = w.Next.Args
+	}
+	t.Fatal("windows do not end")
 }

@@ -61,13 +61,7 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 	if err != nil {
 		return set.annotate(errorResult(s.rsError(set, g, err, ref.Stream, ref.ConnectionID)))
 	}
-	doc := buildDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL())
-	if len(set.warns) > 0 {
-		// The result is exactly the document: warnings ride in its
-		// metadata, so content[] and structuredContent stay one object.
-		doc.Metadata.Warnings = set.warns
-	}
-	body := marshalNoEscape(doc)
+	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
 		StructuredContent: json.RawMessage(body),
