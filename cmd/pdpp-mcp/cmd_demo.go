@@ -174,7 +174,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	// binary, the cache just written), not `pdpp connect`.
 	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger, SignIn: signIn,
 		MaxResultBytes: d.maxResultBytes, CursorKey: demoCursorKey(wantRoot, root, d.logger),
-		LocalStdio:     &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
+		LocalStdio: &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
 	if err != nil {
 		return fail("%v", err)
 	}
