@@ -237,3 +237,42 @@ func TestLastWindowSaysComplete(t *testing.T) {
 	}
 	t.Fatal("windows do not end")
 }
+
+// Several cached grants hold `messages` (stdio with a Gmail and a Slack
+// grant): the refusal's next_steps hold one call per listed source, the
+// very call made with that source's connection_id, and each of them reads.
+func TestAmbiguousStreamStepsPickASource(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken, demodata.SlackToken)
+	r := e.c.call("query_records", map[string]any{"stream": "messages", "limit": 3})
+	if code := r.errorCode(t); code != "ambiguous_connection" {
+		t.Fatalf("code %q: %s", code, r.text())
+	}
+	var body struct {
+		Error struct {
+			Available []struct {
+				ConnectionID string `json:"connection_id"`
+			} `json:"available_connections"`
+		} `json:"error"`
+		NextSteps []string `json:"next_steps"`
+	}
+	if err := json.Unmarshal([]byte(r.text()), &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Error.Available) < 2 || len(body.NextSteps) != len(body.Error.Available) {
+		t.Fatalf("%d sources listed, %d next steps: %s", len(body.Error.Available), len(body.NextSteps), r.text())
+	}
+	for i, step := range body.NextSteps {
+		_, call, ok := strings.Cut(step, ": query_records ")
+		var args map[string]any
+		if !ok || json.Unmarshal([]byte(call), &args) != nil {
+			t.Fatalf("step %q is no query_records call", step)
+		}
+		if args["connection_id"] != body.Error.Available[i].ConnectionID || args["limit"] != float64(3) {
+			t.Errorf("step %q: want the same call with connection_id %s", step, body.Error.Available[i].ConnectionID)
+		}
+		if res := e.c.call("query_records", args); res.IsError {
+			t.Errorf("step %q fails: %s", step, res.text())
+		}
+	}
+}

@@ -192,6 +192,7 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = given
 			res = spec.Handle(ctx, s, args)
 			res = s.afterRefusal(ctx, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, args) })
+			res = withConnectionSteps(spec.Name, args, res)
 		}
 		elapsed := time.Since(start)
 		sum := summarize(res)
