@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+// Large pages through the hosts as users run them: Codex under a model
+// name it does not know (it keeps 12,024 bytes of a result and cuts the
+// middle out of anything longer), Codex under a bundled model in code mode
+// (the model's script receives content and structuredContent together and
+// prints what it chooses), and Claude Code. Every page is asked with limit
+// 100, the largest; the adapter's result ceiling must keep each page whole
+// in every host, so every id of every page reaches the model.
+
+// largePageSteps read the demo's largest pages and follow their cursors:
+// Work Gmail's 42 messages and message bodies at limit 100, and a
+// 100-hit search. A step whose page has no cursor left reads one record
+// (or hit) instead, so the script keeps its length.
+func largePageSteps() []scriptStep {
+	work := demodata.GmailWorkConnectionID
+	fixed := func(tool string, args map[string]any) scriptStep {
+		return scriptStep{tool: tool, args: func([]hostCapture) map[string]any { return args }}
+	}
+	next := func(tool string, from int, base, last map[string]any) scriptStep {
+		return scriptStep{tool: tool, args: func(prev []hostCapture) map[string]any {
+			c := hostReader{}.nextCursor(modelPart(prev[from].model))
+			if c == "" {
+				return last
+			}
+			args := map[string]any{"cursor": c}
+			for k, v := range base {
+				args[k] = v
+			}
+			return args
+		}}
+	}
+	msgs := map[string]any{"stream": "messages", "connection_id": work}
+	bodies := map[string]any{"stream": "message_bodies", "connection_id": work}
+	return []scriptStep{
+		fixed("query_records", map[string]any{"stream": "messages", "connection_id": work, "limit": 100}),
+		next("query_records", 0, msgs, map[string]any{"stream": "messages", "connection_id": work, "limit": 1}),
+		fixed("query_records", map[string]any{"stream": "message_bodies", "connection_id": work, "limit": 100}),
+		next("query_records", 2, bodies, map[string]any{"stream": "message_bodies", "connection_id": work, "limit": 1}),
+		next("query_records", 3, bodies, map[string]any{"stream": "message_bodies", "connection_id": work, "limit": 1}),
+		fixed("search", map[string]any{"q": "invoice", "limit": 100}),
+		next("search", 5, nil, map[string]any{"q": "invoice", "limit": 1}),
+	}
+}
+
+// pageIDs are the record or hit ids of a host-view page.
+func pageIDs(tool, page string) []string {
+	var ids []string
+	switch tool {
+	case "query_records":
+		for _, r := range (hostReader{}).records(page) {
+			ids = append(ids, r.id)
+		}
+	case "search":
+		for _, h := range (hostReader{}).hits(page) {
+			ids = append(ids, h.id)
+		}
+	}
+	return ids
+}
+
+// fitRow is one page as one host handed it to the model.
+type fitRow struct {
+	host, step          string
+	handed, structured  int
+	ids, lost, repeated int
+}
+
+// TestHostsKeepLargePagesWhole: in every host, every limit-100 page reaches
+// the model as one whole JSON page (Codex did not cut it, code mode printed
+// it once) with exactly the ids the adapter's own page holds, and paging on
+// with the cursor the model was handed reaches the rest.
+func TestHostsKeepLargePagesWhole(t *testing.T) {
+	t.Parallel()
+	setup := startDemo(t)
+	bearer := demoBearer(t, setup)
+	add := func(keep func(string) bool) string {
+		for _, c := range setup.codex {
+			if keep(c) {
+				return c
+			}
+		}
+		t.Fatalf("no command fits in %q", setup.codex)
+		return ""
+	}
+	claudeAdd := ""
+	for _, c := range setup.claude {
+		if strings.Contains(c, "--header") {
+			claudeAdd = c
+		}
+	}
+	hosted := add(func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") })
+	hosts := []struct {
+		name string
+		run  func(*testing.T, []scriptStep) *scriptedModel
+	}{
+		{"codex (unknown model)", func(t *testing.T, steps []scriptStep) *scriptedModel {
+			return runCodex(t, setup, hosted, "pdpp", steps, codexRun{model: "scripted"})
+		}},
+		{"codex code mode (gpt-5.6-luna)", func(t *testing.T, steps []scriptStep) *scriptedModel {
+			return runCodex(t, setup, hosted, "pdpp", steps, codexRun{model: codexCodeModeModel, codeMode: true})
+		}},
+		{"claude", func(t *testing.T, steps []scriptStep) *scriptedModel {
+			return runClaudeScripted(t, setup, claudeAdd, "pdpp", steps)
+		}},
+	}
+	var mu sync.Mutex
+	var rows []fitRow
+	t.Cleanup(func() { t.Log("\n" + fitTable(rows)) })
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			t.Parallel()
+			steps := largePageSteps()
+			caps, _, _, _ := h.run(t, steps).recorded()
+			if len(caps) != len(steps) {
+				t.Fatalf("%d of %d tool results captured", len(caps), len(steps))
+			}
+			ref := connectHTTP(t, setup.mcpURL, bearer, defaultProtocol)
+			var refCaps []hostCapture
+			for i, c := range caps {
+				args := steps[i].args(refCaps)
+				want := ref.call(c.tool, args)
+				refCaps = append(refCaps, hostCapture{tool: c.tool, args: args, model: hostReader{}.page(want)})
+				page := modelPart(c.model)
+				row := fitRow{host: h.name, step: fmt.Sprintf("%d %s %s", i, c.tool, compactArgs(c.args)),
+					handed: len(c.model), structured: len(want.Structured)}
+				if hostJSON(page) == nil {
+					t.Errorf("step %d: the model was not handed one whole JSON page (%d B):\n%.300s … %.300s",
+						i, len(page), page, page[max(0, len(page)-300):])
+				}
+				got, wantIDs := pageIDs(c.tool, page), pageIDs(c.tool, hostReader{}.page(want))
+				row.ids = len(got)
+				seen := map[string]int{}
+				for _, id := range got {
+					seen[id]++
+				}
+				for _, id := range wantIDs {
+					if seen[id] == 0 {
+						row.lost++
+					}
+				}
+				if row.lost > 0 || len(got) != len(wantIDs) {
+					t.Errorf("step %d: the model got %d ids, the adapter's page holds %d; %d lost", i, len(got), len(wantIDs), row.lost)
+				}
+				// Once: the page's last id appears once in what the model
+				// read (code mode printed structuredContent, not the
+				// whole result with its text beside it). The first may
+				// be twice: search names it first_fetch_id too.
+				if len(wantIDs) > 0 {
+					row.repeated = strings.Count(c.model, `"`+wantIDs[len(wantIDs)-1]+`"`)
+					if row.repeated != 1 {
+						t.Errorf("step %d: the last id is in what the model read %d times, want once", i, row.repeated)
+					}
+				}
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+			}
+			// The chains reached every record: pages 0–1 hold all 42
+			// Work messages.
+			all := map[string]bool{}
+			for _, c := range caps[:2] {
+				for _, id := range pageIDs(c.tool, modelPart(c.model)) {
+					all[id] = true
+				}
+			}
+			if n := len(all); n != 42 {
+				t.Errorf("paging by the cursors the model was handed reached %d of Work Gmail's 42 messages", n)
+			}
+		})
+	}
+}
+
+// codexCodeModeModel is a model bundled with the pinned Codex whose
+// tool_mode is code_mode_only (Codex's models catalog): under it Codex
+// offers the model exec (JavaScript) and our tools as
+// tools.mcp__pdpp__<tool>.
+const codexCodeModeModel = "gpt-5.6-luna"
+
+// demoBearer is the bearer the demo exports for hosted setups.
+func demoBearer(t *testing.T, setup demoSetup) string {
+	t.Helper()
+	for _, e := range setup.exports {
+		if v, ok := strings.CutPrefix(e, `export PDPP_BEARER="`); ok {
+			return strings.TrimSuffix(v, `"`)
+		}
+	}
+	t.Fatalf("the demo exports no PDPP_BEARER: %q", setup.exports)
+	return ""
+}
+
+// fitTable renders the ids each host handed the model per page.
+func fitTable(rows []fitRow) string {
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].host != rows[j].host {
+			return rows[i].host < rows[j].host
+		}
+		return rows[i].step < rows[j].step
+	})
+	var b strings.Builder
+	b.WriteString("| host | step | handed to the model B | structuredContent B | ids | ids lost | last id seen |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", r.host, r.step, r.handed, r.structured, r.ids, r.lost, r.repeated)
+	}
+	return b.String()
+}
