@@ -111,6 +111,8 @@ func TestHostCaptures(t *testing.T) {
 		{"claude", "stdio", "pdpp-stdio", pick(setup.claude, func(c string) bool { return strings.Contains(c, "claude mcp add pdpp-stdio --") }), runClaudeScripted},
 		{"codex", "hosted", "pdpp", pick(setup.codex, func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") }), runCodexScripted},
 		{"codex", "stdio", "pdpp-stdio", pick(setup.codex, func(c string) bool { return !hostedCommand(c) }), runCodexScripted},
+		{"codex-code-mode", "hosted", "pdpp", pick(setup.codex, func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") }), runCodexCodeMode},
+		{"codex-code-mode", "stdio", "pdpp-stdio", pick(setup.codex, func(c string) bool { return !hostedCommand(c) }), runCodexCodeMode},
 	}
 	var mu sync.Mutex
 	var rows []captureRow
@@ -388,11 +390,17 @@ func compactArgs(args map[string]any) string {
 // few MCP tools; what a tool result hands the model does not depend on it.
 func runClaudeScripted(t *testing.T, setup demoSetup, add, server string, steps []scriptStep) *scriptedModel {
 	t.Helper()
+	return runClaude(t, setup, add, server, steps)
+}
+
+// runClaude is runClaudeScripted with further environment (VAR=value).
+func runClaude(t *testing.T, setup demoSetup, add, server string, steps []scriptStep, extra ...string) *scriptedModel {
+	t.Helper()
 	bins := hostBins(t)
 	model := newScriptedModel(t, server, steps)
 	dir := t.TempDir()
-	env := hostEnv(t, bins, newOfflineProxy(t), "ENABLE_TOOL_SEARCH=false",
-		"ANTHROPIC_BASE_URL="+model.url, "ANTHROPIC_API_KEY=sk-ant-e2e-scripted-model-no-key")
+	env := hostEnv(t, bins, newOfflineProxy(t), append([]string{"ENABLE_TOOL_SEARCH=false",
+		"ANTHROPIC_BASE_URL=" + model.url, "ANTHROPIC_API_KEY=sk-ant-e2e-scripted-model-no-key"}, extra...)...)
 	script := strings.Join(append(append([]string{}, setup.exports...), add), "\n")
 	if out, err := runHost(t, dir, env, script); err != nil {
 		t.Fatalf("%s: %v\n%s", add, err, out)

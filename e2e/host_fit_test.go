@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -187,6 +189,14 @@ func TestHostsKeepLargePagesWhole(t *testing.T) {
 // tools.mcp__pdpp__<tool>.
 const codexCodeModeModel = "gpt-5.6-luna"
 
+// runCodexCodeMode is runCodexScripted under a bundled code-mode model: the
+// scripted model writes, for each step, the JavaScript that makes the
+// call and prints its structuredContent, as the tool descriptions say.
+func runCodexCodeMode(t *testing.T, setup demoSetup, add, server string, steps []scriptStep) *scriptedModel {
+	t.Helper()
+	return runCodex(t, setup, add, server, steps, codexRun{model: codexCodeModeModel, codeMode: true})
+}
+
 // demoBearer is the bearer the demo exports for hosted setups.
 func demoBearer(t *testing.T, setup demoSetup) string {
 	t.Helper()
@@ -213,4 +223,96 @@ func fitTable(rows []fitRow) string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", r.host, r.step, r.handed, r.structured, r.ids, r.lost, r.repeated)
 	}
 	return b.String()
+}
+
+// Claude Code with MAX_MCP_OUTPUT_TOKENS lowered to 2,000 (a user's
+// setting; the default is 25,000) replaces a larger result with a note:
+// what the model gets must still name how to continue.
+func TestClaudeLowOutputLimitStillNamesHowToGoOn(t *testing.T) {
+	t.Parallel()
+	setup := startDemo(t)
+	add := ""
+	for _, c := range setup.claude {
+		if strings.Contains(c, "--header") {
+			add = c
+		}
+	}
+	steps := largePageSteps()[:1]
+	caps, _, _, _ := runClaude(t, setup, add, "pdpp", steps, "MAX_MCP_OUTPUT_TOKENS=2000").recorded()
+	if len(caps) != 1 {
+		t.Fatalf("%d tool results captured", len(caps))
+	}
+	note := caps[0].model
+	t.Logf("with MAX_MCP_OUTPUT_TOKENS=2000 the model got %d B:\n%s", len(note), note)
+	// The pinned Claude Code saves the result to a file and names it, with
+	// the page's member names; no value is inline. How to continue is
+	// then the saved page's head: has_more and next_cursor come first, so
+	// the first read of the file (or jq .next_cursor, as the note
+	// suggests) has them, and the note's schema names next_cursor.
+	m := regexp.MustCompile(`saved to (\S+\.txt)`).FindStringSubmatch(note)
+	if m == nil {
+		if hostJSON(note) == nil || (hostReader{}).nextCursor(note) == "" {
+			t.Fatalf("the model got neither the page nor a saved file's name:\n%s", note)
+		}
+		return // the host kept the page inline
+	}
+	if !strings.Contains(note, "next_cursor") {
+		t.Errorf("the note does not name next_cursor:\n%s", note)
+	}
+	saved, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatalf("the saved result: %v", err)
+	}
+	head := string(saved[:min(len(saved), 400)])
+	if hostJSON(string(saved)) == nil || !strings.Contains(head, `"has_more":true`) || !strings.Contains(head, `"next_cursor":"`) {
+		t.Errorf("the saved page is not one JSON page whose first 400 B hold has_more and next_cursor:\n%s", head)
+	}
+}
+
+// In code mode a script that prints the whole CallToolResult hands the
+// model every page twice (content's text and structuredContent): what the
+// tool descriptions ask for, structuredContent alone, hands it once.
+func TestCodeModeScriptPrintsEachPageOnce(t *testing.T) {
+	t.Parallel()
+	setup := startDemo(t)
+	hosted := ""
+	for _, c := range setup.codex {
+		if strings.Contains(c, "--bearer-token-env-var") {
+			hosted = c
+		}
+	}
+	whole := func(call string) string { return "const r = " + call + ";\ntext(JSON.stringify(r));\n" }
+	for _, tc := range []struct {
+		name   string
+		script func(string) string
+		times  int
+	}{
+		{"structuredContent alone", nil, 1},
+		{"the whole result", whole, 2}, // at least: the text and the JSON both name it
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			steps := largePageSteps()[:1]
+			caps, _, _, _ := runCodex(t, setup, hosted, "pdpp", steps,
+				codexRun{model: codexCodeModeModel, codeMode: true, script: tc.script}).recorded()
+			if len(caps) != 1 {
+				t.Fatalf("%d tool results captured", len(caps))
+			}
+			recs := (hostReader{}).records(modelPart(caps[0].model))
+			if tc.times == 1 && len(recs) == 0 {
+				t.Fatalf("no records in what the model read:\n%.400s", caps[0].model)
+			}
+			last := ""
+			if len(recs) > 0 {
+				last = recs[len(recs)-1].id
+			} else if m := regexp.MustCompile(`cin_\w+/messages:\w+`).FindAllString(caps[0].model, -1); len(m) > 0 {
+				last = m[len(m)-1]
+			}
+			n := strings.Count(caps[0].model, last)
+			t.Logf("%s: the model read %d B; the page's last id %d times", tc.name, len(caps[0].model), n)
+			if (tc.times == 1 && n != 1) || n < tc.times {
+				t.Errorf("the page's last id is in what the model read %d times, want %d", n, tc.times)
+			}
+		})
+	}
 }
