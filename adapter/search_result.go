@@ -30,9 +30,10 @@ func hitRow(h searchHit, shown hitShown) [5]string {
 	return [5]string{h.Ref.ID(), shown.title, h.label(), h.SnippetField, shown.snippet}
 }
 
-// searchHow is the structured page's hint: what to do with a hit.
+// searchHow is the structured page's hint: what to do with a hit. (How to
+// page is the tool description's and the instructions': cursor alone.)
 const searchHow = "hits are [id,title,source,field,snippet], cut with …; fetch(id) for the document; " +
-	continuationHow + "; cursor=next_cursor for more"
+	continuationHow
 
 func (p *searchPage) structured() searchResult {
 	l := p.layout()
