@@ -276,3 +276,59 @@ func TestAmbiguousStreamStepsPickASource(t *testing.T) {
 		}
 	}
 }
+
+// A changes feed read at limit 100 passes the ceiling on its first page:
+// the page holds records back, its cursor resumes the same feed past them,
+// next_changes_since appears only on the last page, and every record of
+// the feed is read exactly once.
+func TestHeldChangesPageContinuesTheFeed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.SlackToken)
+	want := rsSlackMessages(t, e.rs.URL)
+	args := map[string]any{"stream": "messages", "connection_id": demodata.SlackConnectionID, "limit": 100, "changes_since": "beginning"}
+	seen := map[string]bool{}
+	held := false
+	for page := 1; page < 20; page++ {
+		r := e.c.call("query_records", args)
+		if r.IsError {
+			t.Fatalf("page %d: %s", page, r.text())
+		}
+		var sc struct {
+			HasMore          bool                `json:"has_more"`
+			NextCursor       string              `json:"next_cursor"`
+			NextChangesSince string              `json:"next_changes_since"`
+			Records          [][]json.RawMessage `json:"records"`
+		}
+		if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
+			t.Fatal(err)
+		}
+		held = held || strings.Contains(r.text(), "did not fit this result")
+		for _, rec := range sc.Records {
+			var id string
+			_ = json.Unmarshal(rec[0], &id)
+			if seen[id] {
+				t.Fatalf("page %d: %s read twice", page, id)
+			}
+			seen[id] = true
+		}
+		if sc.NextCursor == "" {
+			if sc.NextChangesSince == "" {
+				t.Errorf("the feed's last page has no next_changes_since bookmark")
+			}
+			if !held {
+				t.Error("no page held records back: the test needs a page past the ceiling")
+			}
+			for id := range want {
+				if !seen[id] {
+					t.Errorf("%s never read", id)
+				}
+			}
+			return
+		}
+		if sc.NextChangesSince != "" {
+			t.Errorf("page %d: next_changes_since before the feed's last page", page)
+		}
+		args = map[string]any{"stream": "messages", "connection_id": demodata.SlackConnectionID, "cursor": sc.NextCursor}
+	}
+	t.Fatal("the feed did not end")
+}
