@@ -262,6 +262,9 @@ func (s *Server) openRecordsCursor(a *queryRecordsArgs) (*recordsCursor, *toolEr
 		same("view", got.View != "", got.View == want.View),
 		same("expand", got.Expand != nil, slices.Equal(got.Expand, want.Expand)),
 		same("expand_limit", got.ExpandLimit != nil, bytes.Equal(got.ExpandLimit, want.ExpandLimit)),
+		// A cursor that resumes an RS page past the records shown reads
+		// that page again: only with the same limit is it the same page.
+		same("limit", c.Skip > 0 && got.Limit != 0, got.Limit == want.Limit),
 	} {
 		if chk != nil {
 			return nil, chk

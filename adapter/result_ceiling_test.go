@@ -332,3 +332,63 @@ func TestHeldChangesPageContinuesTheFeed(t *testing.T) {
 	}
 	t.Fatal("the feed did not end")
 }
+
+// A fan-in page (two Gmail connections merged by the RS, limit 100 each)
+// passes the ceiling: its cursor reads the same merged page again past
+// the records shown, so paging reaches every message of both connections
+// exactly once; a different limit beside that cursor is refused, since it
+// would be another page.
+func TestHeldFanInPageReadsEveryRecordOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{}, demodata.GmailToken)
+	want := map[string]bool{}
+	for _, conn := range []string{demodata.GmailWorkConnectionID, demodata.GmailPersonalConnectionID} {
+		for _, id := range rsRecordIDs(t, e.rs.URL, demodata.GmailToken, "messages", conn) {
+			want[id] = true
+		}
+	}
+	args := map[string]any{"stream": "messages", "limit": 100}
+	seen := map[string]bool{}
+	for page := 1; page < 20; page++ {
+		r := e.c.call("query_records", args)
+		if r.IsError {
+			t.Fatalf("page %d: %s", page, r.text())
+		}
+		var sc struct {
+			NextCursor string              `json:"next_cursor"`
+			Records    [][]json.RawMessage `json:"records"`
+		}
+		if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range sc.Records {
+			var id string
+			_ = json.Unmarshal(rec[0], &id)
+			if seen[id] {
+				t.Fatalf("page %d: %s read twice", page, id)
+			}
+			seen[id] = true
+		}
+		if sc.NextCursor == "" {
+			if page == 1 {
+				t.Fatal("the fan-in page held nothing back: the test needs a page past the ceiling")
+			}
+			break
+		}
+		if page == 1 {
+			other := e.c.call("query_records", map[string]any{"stream": "messages", "cursor": sc.NextCursor, "limit": 50})
+			if code := other.errorCode(t); code != "invalid_cursor" || !strings.Contains(other.text(), `"param":"limit"`) {
+				t.Errorf("another limit beside a resuming cursor: %s", other.text())
+			}
+		}
+		args = map[string]any{"stream": "messages", "cursor": sc.NextCursor}
+	}
+	if len(seen) != len(want) || len(want) < 50 {
+		t.Fatalf("paging read %d records; the two connections hold %d", len(seen), len(want))
+	}
+	for id := range want {
+		if !seen[id] {
+			t.Errorf("%s never read", id)
+		}
+	}
+}

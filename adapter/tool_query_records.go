@@ -41,10 +41,6 @@ type queryRecordsArgs struct {
 // input schema says "default 25").
 const rsDefaultRecordsLimit = 25
 
-// maxRecordsLimit is the largest page query_records asks the RS for (the
-// input schema's maximum).
-const maxRecordsLimit = 100
-
 func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
 	var a queryRecordsArgs
 	if e := decodeArgs(raw, &a); e != nil {
@@ -102,11 +98,12 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		limit = rsDefaultRecordsLimit
 	}
 	skip := 0
-	if prev != nil && prev.Skip > 0 {
-		// The RS page this token starts again, long enough to hold the
-		// records already shown and a page after them.
+	if prev != nil {
+		// The RS page this token starts, read again with the same limit
+		// (openRecordsCursor keeps it), past the records already shown:
+		// a larger limit would change a fan-in page's merge, and with it
+		// which records the first skip are.
 		skip = prev.Skip
-		q.Limit = min(maxRecordsLimit, skip+limit)
 	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
