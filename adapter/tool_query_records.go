@@ -6,6 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -117,8 +118,19 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 			RS: q.Cursor, Since: q.ChangesSince, Skip: skip + shown})
 	}
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)},
-		resultCeiling{bytes: s.cfg.MaxResultBytes, resume: resume})
+		resultCeiling{bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-sourceWarningsRoom(set.warns)), resume: resume})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res
+}
+
+// sourceWarningsRoom is what the call's source warnings add to a page
+// after it is fitted: a line each in the text, a JSON string each in
+// structuredContent's warnings (the larger of the two).
+func sourceWarningsRoom(warns []warning) int {
+	n := 0
+	for _, l := range warningLines(warns) {
+		n += max(len(l)+1, contentladder.JSONStringLen(l)+1)
+	}
+	return n
 }
