@@ -53,10 +53,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (tests). Default time.Now.
 	Now func() time.Time
-	// SourceTimeout bounds each grant's part of a fan-out (search), so one
-	// slow grant degrades to a warning instead of stalling the answer.
-	// Default 8s.
-	SourceTimeout time.Duration
+	// Waits bounds the reads that refine an answer (hit titles, probes,
+	// search metadata, each fan-in source). Zero fields take defaults.
+	Waits Waits
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
 	// Observer, when set, is told about every tool call (metrics).
@@ -119,9 +118,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.SourceTimeout <= 0 {
-		cfg.SourceTimeout = 8 * time.Second
-	}
+	cfg.Waits = cfg.Waits.withDefaults()
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -171,7 +172,9 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 					return v, nil
 				}
 			}
-			return bearerauth.VerdictUnknown, bearerauth.ErrUnavailable
+			// The cause travels with it: the door tells an unreachable
+			// RS (rsclient.Unreachable) from an RS that failed to answer.
+			return bearerauth.VerdictUnknown, fmt.Errorf("%w: %w", bearerauth.ErrUnavailable, err)
 		}
 		return bearerauth.KindVerdict(kind), nil
 	}
@@ -327,7 +330,7 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 	case err != nil:
 		h.opts.Metrics.observeAuth(authUnavailable)
 		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
-		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
+		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", unavailableExplanation(err), nil)
 		return false
 	case v == bearerauth.VerdictInvalid:
 		h.opts.Metrics.observeAuth(authInvalid)
@@ -347,6 +350,19 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	}
 	return true
+}
+
+// unavailableExplanation is the 503's message when no verdict could be
+// had: an RS that cannot be reached is named as the data source being
+// unreachable (the token was never judged, so asking for a new one would
+// mislead); any other failure (an RS error, a JWKS or introspection
+// endpoint down) is a verification to retry.
+func unavailableExplanation(err error) string {
+	if cause, ok := rsclient.Unreachable(err); ok {
+		return "the data source (the PDPP resource server behind this adapter) cannot be reached right now: " + cause +
+			". Nothing is wrong with the token or the request; tell the user their data source is unreachable and try again once it is back"
+	}
+	return "the token could not be verified right now; retry later"
 }
 
 // unservedExplanation says what kind of token v is, that this adapter
@@ -584,7 +600,13 @@ func (h *hosted) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), ReadyCheckTimeout)
 	defer cancel()
 	if _, _, err := h.a.RS().ProtectedResourceMetadata(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err)})
+		// The operator reads this (a probe's event, curl): it names the
+		// RS and, when it could not be reached, why.
+		answer := map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err), "rs": h.a.RS().BaseURL()}
+		if cause, ok := rsclient.Unreachable(err); ok {
+			answer["cause"] = cause
+		}
+		writeJSON(w, http.StatusServiceUnavailable, answer)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

@@ -72,7 +72,7 @@ type demoFlags struct {
 func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Writer) (demoFlags, int, bool) {
 	var d demoFlags
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
-	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", defaultDemoAddr), "adapter listen address, loopback only; the default falls back to a free port when taken (port 0 picks a free port)")
+	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", defaultDemoAddr), "adapter listen address, loopback only; the default falls back to a free port when taken (port 0 picks a free port) (PDPP_MCP_ADDR)")
 	fs.BoolVar(&d.asJSON, "json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
 	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
@@ -81,6 +81,10 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	logs := addLogFlags(fs, env, "warn", "text")
 	var maxResult string
 	addMaxResultFlag(fs, env, &maxResult)
+	if err := bindEnv(fs, env, "PDPP_MCP_DEMO_"); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return d, code, false
 	}
@@ -165,7 +169,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	}
 
 	lasting := demoSetupLasts(d.rsAddr, note, wantRoot)
-	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
+	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds, lasting)
 	if err != nil {
 		return fail("credential cache: %v", err)
 	}
@@ -329,8 +333,11 @@ func grantToken(ds *rstest.Dataset, id string) string {
 // seed and never expire, so a file written by an earlier run stays valid:
 // rewriting it is idempotent. An empty root means a fresh temporary
 // directory that cleanup removes (only when no user cache directory
-// exists); a given root is left in place.
-func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
+// exists); a given root is left in place. The file is named after the
+// RS's port, so unless the setup lasts (the default port, bound), cleanup
+// removes the file: a fallback or port-0 RS is gone after this run, and
+// its file would only pile up beside the lasting one.
+func writeDemoCache(root, rsURL string, ds *rstest.Dataset, lasting bool) (string, func(), error) {
 	cleanup := func() {}
 	if root == "" {
 		dir, err := os.MkdirTemp("", "pdpp-mcp-demo-")
@@ -371,6 +378,13 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return "", cleanup, err
+	}
+	if !lasting {
+		removeDir := cleanup
+		cleanup = func() {
+			_ = os.Remove(path)
+			removeDir()
+		}
 	}
 	return root, cleanup, nil
 }
