@@ -283,3 +283,59 @@ func TestServeLimitFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxResultBytesFlag: serve, stdio and demo take --max-result-bytes
+// (or PDPP_MCP_MAX_RESULT_BYTES; the flag first), default to the adapter's
+// ceiling (zero), and refuse a value below what a page's handles need, a
+// huge one, or one that is not a number (exit 64).
+func TestMaxResultBytesFlag(t *testing.T) {
+	t.Parallel()
+	parse := map[string]func(args []string, env map[string]string) (int, int, bool, string){
+		"serve": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			f, code, ok := parseServeFlags(append([]string{"--provider-url", "http://127.0.0.1:1"}, args...), mapEnv(env), &stdout, &stderr)
+			return f.cfg.MaxResultBytes, code, ok, stderr.String()
+		},
+		"stdio": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			f, code, ok := parseStdioFlags(append([]string{"--provider-url", "http://127.0.0.1:1"}, args...), mapEnv(env), &stdout, &stderr)
+			return f.maxResultBytes, code, ok, stderr.String()
+		},
+		"demo": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			d, code, ok := parseDemoFlags(args, mapEnv(env), &stdout, &stderr)
+			return d.maxResultBytes, code, ok, stderr.String()
+		},
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    int
+		wantErr bool
+	}{
+		{"default", nil, nil, 0, false},
+		{"environment", nil, map[string]string{"PDPP_MCP_MAX_RESULT_BYTES": "24000"}, 24000, false},
+		{"flag beats environment", []string{"--max-result-bytes", "30000"}, map[string]string{"PDPP_MCP_MAX_RESULT_BYTES": "24000"}, 30000, false},
+		{"below the minimum", []string{"--max-result-bytes", "1000"}, nil, 0, true},
+		{"huge", []string{"--max-result-bytes", "99999999"}, nil, 0, true},
+		{"with a unit", []string{"--max-result-bytes", "11KB"}, nil, 0, true},
+	}
+	for mode, p := range parse {
+		for _, tc := range cases {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				got, code, ok, stderr := p(tc.args, tc.env)
+				if tc.wantErr {
+					if ok || code != exitUsage || !strings.Contains(stderr, "--max-result-bytes") {
+						t.Fatalf("ok %v, exit %d, stderr %q; want exit %d naming --max-result-bytes", ok, code, stderr, exitUsage)
+					}
+					return
+				}
+				if !ok || got != tc.want {
+					t.Fatalf("ok %v (exit %d, %s), max-result-bytes %d; want %d", ok, code, stderr, got, tc.want)
+				}
+			})
+		}
+	}
+}

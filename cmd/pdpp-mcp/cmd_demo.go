@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
@@ -61,7 +62,9 @@ type demoFlags struct {
 	// realAuth runs the mock's AS in the real AS's posture behind the
 	// adapter's sign-in front (issue 22).
 	realAuth bool
-	logger   *slog.Logger
+	// maxResultBytes is --max-result-bytes (0: the adapter's default).
+	maxResultBytes int
+	logger         *slog.Logger
 }
 
 // parseDemoFlags reads the demo flags and checks them: a bad log setting
@@ -76,6 +79,8 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	fs.DurationVar(&d.tokenTTL, "token-ttl", 0, "lifetime of the demo's client tokens, to watch expiry and refresh happen (e.g. 2m; 0: they never expire)")
 	fs.BoolVar(&d.realAuth, "real-auth", false, "run the authorization server as the real one behaves (a generic sign-in gets a package token the RS refuses) behind the adapter's sign-in front, which asks for both Gmail connections")
 	logs := addLogFlags(fs, env, "warn", "text")
+	var maxResult string
+	addMaxResultFlag(fs, env, &maxResult)
 	if err := bindEnv(fs, env, "PDPP_MCP_DEMO_"); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return d, exitUsage, false
@@ -83,9 +88,13 @@ func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Wr
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return d, code, false
 	}
+	var err error
+	if d.maxResultBytes, err = parseMaxResultBytes(maxResult); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
 	d.rsAddrChosen = flagSet(fs, "rs-addr")
 	d.addrChosen = flagSet(fs, "addr") || d.addr != defaultDemoAddr
-	var err error
 	if d.logger, err = logs.logger(stderr); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return d, exitUsage, false
@@ -168,6 +177,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	// /connect and /llms.txt show the stdio setup that works here (this
 	// binary, the cache just written), not `pdpp connect`.
 	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger, SignIn: signIn,
+		MaxResultBytes: d.maxResultBytes, CursorKey: demoCursorKey(wantRoot, root, d.logger),
 		LocalStdio: &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
 	if err != nil {
 		return fail("%v", err)
@@ -201,6 +211,31 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 		return exitFailure
 	}
 	return exitOK
+}
+
+// demoCursorKey is the key the demo's hosted adapter seals cursors with:
+// kept in the demo cache root like its other state (the same secret the
+// stdio adapter of that cache uses), so a next_cursor issued before a
+// restart continues after it. A demo without a lasting root (wantRoot
+// "") gets a per-process key; so does one whose secret cannot be kept,
+// with a warning.
+func demoCursorKey(wantRoot, root string, logger *slog.Logger) *contentladder.CursorKey {
+	if wantRoot == "" {
+		return nil
+	}
+	secret, path, warn, err := credcache.CursorSecret(root)
+	if warn != "" {
+		logger.Warn("demo cursor secret", "warning", warn)
+	}
+	var key *contentladder.CursorKey
+	if err == nil {
+		key, err = contentladder.NewCursorKey(secret)
+	}
+	if err != nil {
+		logger.Warn("demo cursor secret unusable; cursors end with this process", "path", path, "error", err)
+		return nil
+	}
+	return key
 }
 
 // demoAuthStateFile is the demo authorization server's state, in the
