@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -40,6 +41,11 @@ type searchPage struct {
 	recall     []string
 	multiConn  bool
 	laid       *searchLayout // the fitted page, once
+	// fields and searchTook are what the page's refinements need: the
+	// streams' title fields, and how long the search took (the title
+	// budget is measured in it).
+	fields     *streamFields
+	searchTook time.Duration
 }
 
 // searchFanIn runs one merged search page across the source set (R-7,
@@ -55,13 +61,14 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	page := &searchPage{warnings: append([]warning(nil), set.warns...)}
+	started := s.now()
 	reads := s.readSources(ctx, sources, a, filter, state)
+	page.searchTook = s.now().Sub(started)
 	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
 		return nil, te
 	}
-	fields := newStreamFields(set.ix)
-	taken := page.takeHits(reads, sources, a.Limit, fields)
-	s.fillHitDetails(ctx, fields, page)
+	page.fields = newStreamFields(set.ix)
+	taken := page.takeHits(reads, sources, a.Limit, page.fields)
 	page.hasMore = advanceAll(state, reads, taken)
 	if page.hasMore {
 		page.nextCursor = s.sealSearchCursor(searchCursor{V: 1, H: hash, S: state, A: a.shape()})
@@ -263,16 +270,13 @@ func advance(st sourceState, cands []candidate, k int, moreAfter bool) sourceSta
 	return st
 }
 
-// coverageWarning tells a lexical search that found nothing, or whose
+// coverageWarnings tells a lexical search that found nothing, or whose
 // ranking was not exhaustive, that semantic or hybrid search is offered,
 // with the exact arguments to retry — only when that retry finds
 // something (a stream without semantic fields answers 0 hits, D19). The real RS's lexical index once
 // covered one connection's bodies only while recall claimed complete;
 // semantic and hybrid found the records (D5).
-func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) {
-	if a.Mode != "lexical" || (len(page.hits) > 0 && len(page.recall) == 0) {
-		return
-	}
+func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) []warning {
 	modes := s.searchModes(ctx)
 	alt := ""
 	for _, m := range []string{"semantic", "hybrid"} {
@@ -282,7 +286,7 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 		}
 	}
 	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
-		return
+		return nil
 	}
 	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
@@ -295,9 +299,15 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 			others = append(others, m)
 		}
 	}
-	page.warnings = append(page.warnings, warning{Code: "search_coverage",
+	return []warning{{Code: "search_coverage",
 		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections); %s also offered. Retry: search %s",
-			why, strings.Join(others, "|"), marshalNoEscape(retry))})
+			why, strings.Join(others, "|"), marshalNoEscape(retry))}}
+}
+
+// mayWarnCoverage reports whether the page is a lexical miss that
+// coverageWarnings checks: no hits, or a ranking that was not exhaustive.
+func (s *Server) mayWarnCoverage(a searchArgs, page *searchPage) bool {
+	return a.Mode == "lexical" && (len(page.hits) == 0 || len(page.recall) > 0)
 }
 
 // searchRetry is the exact search call a lexical miss suggests: the same
@@ -334,28 +344,45 @@ func rsSearchWarning(w rsclient.Warning) warning {
 }
 
 // modeFinds reports whether the search in another mode finds at least one
-// hit: one limit-1 RS search per source, stopping at the first hit. The
-// real RS advertises no search fields to client tokens (D1), so trying is
-// the only way to know a suggested retry is not a dead end. When no source
-// could answer, the retry is still suggested: unchecked is not "none".
+// hit: one limit-1 RS search per source, all at once (each under the
+// process's refining-read limit and within Waits.Source), so checking
+// three grants costs one round trip, not three. The real RS advertises no
+// search fields to client tokens (D1), so trying is the only way to know a
+// suggested retry is not a dead end. When no source could answer, the
+// retry is still suggested: unchecked is not "none".
 func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, mode string) bool {
 	sources, te := set.searchSources(a)
 	if te != nil {
 		return true
 	}
-	answered := false
+	type answer struct{ answered, hit bool }
+	answers := make(chan answer, len(sources))
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer wg.Wait() // after cancel: the first hit ends the other checks
+	defer cancel()
 	for _, src := range sources {
-		sctx, cancel := within(ctx, s.cfg.Waits.Source)
-		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
-			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
-		cancel()
-		if err != nil {
-			continue
-		}
-		if len(sp.Data) > 0 {
+		wg.Go(func() {
+			sctx, cancel := within(ctx, s.cfg.Waits.Source)
+			defer cancel()
+			release, err := s.refining.acquire(sctx)
+			if err != nil {
+				answers <- answer{}
+				return
+			}
+			sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
+				Limit: 1, ConnectionID: src.connectionID, Filter: filter})
+			release()
+			answers <- answer{answered: err == nil, hit: err == nil && len(sp.Data) > 0}
+		})
+	}
+	answered := false
+	for range sources {
+		r := <-answers
+		if r.hit {
 			return true
 		}
-		answered = true
+		answered = answered || r.answered
 	}
 	return !answered
 }

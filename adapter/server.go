@@ -57,6 +57,10 @@ type Config struct {
 	Waits Waits
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
+	// MaxRefiningReads bounds the reads that refine pages (hit titles,
+	// lexical-miss checks) in flight at once across every call of this
+	// Server. Default DefaultMaxRefiningReads.
+	MaxRefiningReads int
 	// Observer, when set, is told about every tool call (metrics).
 	Observer Observer
 }
@@ -73,8 +77,13 @@ type Server struct {
 	probes  *probeCache
 	// hitDetails keeps the projected reads search hits are titled from.
 	hitDetails *hitDetailCache
-	log        *slog.Logger
-	now        func() time.Time
+	// refining bounds the refining reads of every call at once.
+	refining *readLimit
+	// titleReadDone, when set (tests), is told each time a title read's
+	// fetch ends, whether or not a page still waits for it.
+	titleReadDone func()
+	log           *slog.Logger
+	now           func() time.Time
 }
 
 // New builds the adapter: the six tools in catalog order, resource
@@ -105,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
 	}
+	if cfg.MaxRefiningReads <= 0 {
+		cfg.MaxRefiningReads = DefaultMaxRefiningReads
+	}
 	s := &Server{
 		cfg:        cfg,
 		rs:         cfg.RS,
@@ -113,6 +125,7 @@ func New(cfg Config) (*Server, error) {
 		prm:        newPRMCache(prmTTL, cfg.Now),
 		probes:     newProbeCache(cfg.Now),
 		hitDetails: newHitDetailCache(cfg.Now),
+		refining:   newReadLimit(cfg.MaxRefiningReads),
 		log:        cfg.Logger,
 		now:        cfg.Now,
 	}

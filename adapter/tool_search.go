@@ -58,7 +58,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
-	s.coverageWarning(ctx, set, a, filter, page)
+	s.refineSearchPage(ctx, set, a, filter, page)
 	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
