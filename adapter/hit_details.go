@@ -131,7 +131,7 @@ func readFor(f hitFields, h searchHit) hitFields {
 // about pending titles is returned, not added: the caller adds it once
 // every other refinement of the page is done.
 func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage, searchTook time.Duration) []warning {
-	ctx, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
+	budget, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
 	defer cancel()
 	var wg sync.WaitGroup
 	pending := make([]bool, len(p.hits))
@@ -151,13 +151,16 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 			}
 			continue
 		}
+		// Started here, in the loop: every read of the page is under way
+		// before any wait begins, however late the goroutines run.
+		read := s.startHitDetail(ctx, h, want, key)
 		wg.Go(func() {
-			d, err := s.readHitDetail(ctx, h, want, key)
+			d, err := read.Wait(budget)
 			if err != nil {
-				// Still running at the budget (the cache's Get returns
-				// the page's own context error then): the fallback title
-				// stays, and says so when it stands for a title.
-				pending[i] = want.title != "" && err == ctx.Err()
+				// Still running at the budget (Wait returns the budget's
+				// own error then): the fallback title stays, and says so
+				// when it stands for a title.
+				pending[i] = want.title != "" && err == budget.Err()
 				return
 			}
 			h.applyDetails(d, want, titleField)
