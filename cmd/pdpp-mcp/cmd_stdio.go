@@ -41,6 +41,7 @@ type stdioFlags struct {
 	providerURL, cacheRoot, serverName string
 	logger                             *slog.Logger
 	waits                              adapter.Waits
+	refiningReads                      int
 }
 
 // parseStdioFlags reads the stdio flags. --help and --version answer on
@@ -53,6 +54,7 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "serverInfo name (PDPP_MCP_SERVER_NAME)")
 	logs := addLogFlags(fs, env, "info", "json")
 	waits := addWaitFlag(fs, env)
+	refining := addRefiningReadsFlag(fs, env)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, stdioUsage, args, stdout, stderr); !ok {
 		return f, code, false
@@ -67,6 +69,10 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 		return f, exitUsage, false
 	}
 	if f.waits, err = parseWaits(*waits); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return f, exitUsage, false
+	}
+	if f.refiningReads, err = parseRefiningReads(*refining); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return f, exitUsage, false
 	}
@@ -130,7 +136,8 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		reconnect = renew
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits}
+		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits,
+		MaxRefiningReads: f.refiningReads}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}
