@@ -108,7 +108,11 @@ func (s *Server) checkSearchable(ctx context.Context, set *sourceSet, a searchAr
 		return te
 	}
 	if a.Mode == "lexical" {
-		return nil // the default mode is not checked: no metadata read
+		// The default mode is not checked, but a lexical miss's retry
+		// reads the modes: start that read beside the search, not after
+		// it (held for minutes: at most one read per process and period).
+		s.prm.prefetch(ctx, s.rs)
+		return nil
 	}
 	modes, known := s.offeredModes(ctx)
 	if contains(modes, a.Mode) || !known {

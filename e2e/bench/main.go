@@ -40,9 +40,16 @@ func main() {
 	spawns := flag.Int("spawns", 20, "stdio spawns for the spawn → tools/list median")
 	soak := flag.Duration("soak", 0, "instead of the tables: run the hosted fair mix this long (for a profiler attached to the printed pid)")
 	soakClients := flag.Int("soak-clients", 1, "clients of the -soak run")
+	latency := flag.String("latency", "", "instead of the tables: per-tool latency through a proxy delaying every RS request by each of these durations (e.g. 20ms,50ms)")
+	samples := flag.Int("samples", 5, "calls per tool and way of calling in the -latency mode")
 	flag.Parse()
 	var err error
-	if *soak > 0 {
+	if *latency != "" {
+		var delays []time.Duration
+		if delays, err = parseDelays(*latency); err == nil {
+			err = latencyRun(*bin, delays, *samples)
+		}
+	} else if *soak > 0 {
 		err = soakRun(*bin, *soak, *soakClients)
 	} else {
 		err = run(*bin, *roundDur, *pairs, *spawns)
