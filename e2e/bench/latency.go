@@ -270,3 +270,62 @@ func parseDelays(s string) ([]time.Duration, error) {
 	}
 	return out, nil
 }
+
+// firstSearchRun measures a first search against any RS (the reference
+// RS, say): per sample a fresh hosted adapter (empty caches), one
+// schema() call (the door's verification and the grant's schema), then
+// search(q, 25) — the first — and the same search again; direct is the
+// RS's own search with the same token. Nothing is started at the RS.
+func firstSearchRun(bin, rsURL, bearer, q string, samples int) error {
+	b, done, err := newBench(bin)
+	if err != nil {
+		return err
+	}
+	defer done()
+	b.bearer = bearer
+	search := &toolCall{label: "search(" + q + ", 25)", name: "search", args: map[string]any{"q": q, "limit": 25}}
+	search.build()
+	schema := &toolCall{label: "schema()", name: "schema", args: map[string]any{}}
+	schema.build()
+	direct := &directClient{http: b.httpc, rsURL: rsURL, bearer: bearer}
+	restSearch := []restCall{{Method: http.MethodGet, Path: "/v1/search", Query: "q=" + url.QueryEscape(q) + "&limit=25"}}
+	fmt.Printf("bench-e2e first search against %s: %s; load average at start %s\n", rsURL, cpuModel(), loadAvg())
+	var first, again, own []time.Duration
+	pending := 0
+	ctx := context.Background()
+	for i := range samples {
+		if err := b.startHostedAt(rsURL); err != nil {
+			return err
+		}
+		h := b.hostedClient()
+		if err := h.call(ctx, schema); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		text, err := h.callText(ctx, search)
+		if err != nil {
+			return err
+		}
+		first = append(first, time.Since(t0))
+		pending += strings.Count(text, "(title pending)")
+		t0 = time.Now()
+		if err := h.call(ctx, search); err != nil {
+			return err
+		}
+		again = append(again, time.Since(t0))
+		b.hosted.stop()
+		t0 = time.Now()
+		if err := direct.call(ctx, search.label, restSearch); err != nil {
+			return err
+		}
+		own = append(own, time.Since(t0))
+		_ = i
+	}
+	fmt.Println("| call | p50 ms | ÷ the RS's own search |")
+	fmt.Println("|---|---:|---:|")
+	fmt.Printf("| %s first (fresh adapter; %d titles pending over %d calls) | %s | %.1f× |\n", search.label, pending, samples, ms(pct(first, .5)), float64(pct(first, .5))/float64(pct(own, .5)))
+	fmt.Printf("| %s repeated | %s | %.1f× |\n", search.label, ms(pct(again, .5)), float64(pct(again, .5))/float64(pct(own, .5)))
+	fmt.Printf("| the RS's own GET /v1/search, same token | %s | 1.0× |\n", ms(pct(own, .5)))
+	fmt.Printf("load average at end %s\n", loadAvg())
+	return nil
+}

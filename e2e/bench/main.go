@@ -42,9 +42,18 @@ func main() {
 	soakClients := flag.Int("soak-clients", 1, "clients of the -soak run")
 	latency := flag.String("latency", "", "instead of the tables: per-tool latency through a proxy delaying every RS request by each of these durations (e.g. 20ms,50ms)")
 	samples := flag.Int("samples", 5, "calls per tool and way of calling in the -latency mode")
+	firstSearchRS := flag.String("first-search-rs", "", "instead of the tables: first search(q, 25) through a fresh hosted adapter against this RS (e.g. the reference RS), against the RS's own search; needs -bearer")
+	bearer := flag.String("bearer", "", "client token for -first-search-rs (or PDPP_BENCH_BEARER)")
+	q := flag.String("q", "the", "search words of -first-search-rs")
 	flag.Parse()
 	var err error
-	if *latency != "" {
+	if *firstSearchRS != "" {
+		tok := *bearer
+		if tok == "" {
+			tok = os.Getenv("PDPP_BENCH_BEARER")
+		}
+		err = firstSearchRun(*bin, *firstSearchRS, tok, *q, *samples)
+	} else if *latency != "" {
 		var delays []time.Duration
 		if delays, err = parseDelays(*latency); err == nil {
 			err = latencyRun(*bin, delays, *samples)
