@@ -130,71 +130,88 @@ type latencyRow struct {
 
 func (b *bench) latencyTable(d time.Duration, proxyURL, grantID string, samples int) error {
 	rows := make([]latencyRow, len(b.mix))
-	ctx := context.Background()
 	direct := &directClient{http: b.httpc, rsURL: proxyURL, bearer: b.bearer}
 	for range samples {
-		for i, c := range b.mix {
-			r := &rows[i]
-			// new bearer: the token's very first call.
-			tok, err := b.mint(grantID)
-			if err != nil {
+		for i := range b.mix {
+			if err := b.latencySample(i, &rows[i], direct, grantID); err != nil {
 				return err
-			}
-			h := &hostedClient{http: b.httpc, url: b.hostedURL, bearer: tok}
-			dt, n, err := b.timed(func() error { return h.call(ctx, c) })
-			if err != nil {
-				return err
-			}
-			r.newBearer, r.reqNew = append(r.newBearer, dt), append(r.reqNew, n)
-			// first: another fresh token, known to the door and its
-			// schema read (one schema() call), then this call.
-			if tok, err = b.mint(grantID); err != nil {
-				return err
-			}
-			h = &hostedClient{http: b.httpc, url: b.hostedURL, bearer: tok}
-			if err := h.call(ctx, b.mix[0]); err != nil {
-				return err
-			}
-			before := len(logLines(b.rsLog))
-			var text string
-			if dt, n, err = b.timed(func() error { text, err = h.callText(ctx, c); return err }); err != nil {
-				return err
-			}
-			r.first, r.reqFirst = append(r.first, dt), append(r.reqFirst, n)
-			r.pending += strings.Count(text, "(title pending)")
-			firstReqs := logLines(b.rsLog)[before:]
-			if dt, n, err = b.timed(func() error { return h.call(ctx, c) }); err != nil {
-				return err
-			}
-			r.repeat, r.reqRepeat = append(r.repeat, dt), append(r.reqRepeat, n)
-			t0 := time.Now()
-			if err := direct.call(ctx, c.label, b.rest[i][:1]); err != nil {
-				return err
-			}
-			r.direct = append(r.direct, time.Since(t0))
-			if len(firstReqs) > 1 {
-				direct.bearer = tok
-				t0 = time.Now()
-				if err := direct.wave(ctx, c.label, firstReqs); err != nil {
-					return err
-				}
-				r.directWave = append(r.directWave, time.Since(t0))
-				direct.bearer = b.bearer
 			}
 		}
 	}
+	b.printLatencyTable(d, samples, rows)
+	return nil
+}
+
+// latencySample adds one sample of each way of calling mix call i to r.
+func (b *bench) latencySample(i int, r *latencyRow, direct *directClient, grantID string) error {
+	ctx, c := context.Background(), b.mix[i]
+	// new bearer: the token's very first call.
+	h, err := b.freshClient(grantID)
+	if err != nil {
+		return err
+	}
+	dt, n, err := b.timed(func() error { return h.call(ctx, c) })
+	if err != nil {
+		return err
+	}
+	r.newBearer, r.reqNew = append(r.newBearer, dt), append(r.reqNew, n)
+	// first: another fresh token, known to the door and its schema read
+	// (one schema() call), then this call.
+	if h, err = b.freshClient(grantID); err != nil {
+		return err
+	}
+	if err := h.call(ctx, b.mix[0]); err != nil {
+		return err
+	}
+	before := len(logLines(b.rsLog))
+	var text string
+	if dt, n, err = b.timed(func() error { text, err = h.callText(ctx, c); return err }); err != nil {
+		return err
+	}
+	r.first, r.reqFirst = append(r.first, dt), append(r.reqFirst, n)
+	r.pending += strings.Count(text, "(title pending)")
+	firstReqs := logLines(b.rsLog)[before:]
+	if dt, n, err = b.timed(func() error { return h.call(ctx, c) }); err != nil {
+		return err
+	}
+	r.repeat, r.reqRepeat = append(r.repeat, dt), append(r.reqRepeat, n)
+	t0 := time.Now()
+	if err := direct.call(ctx, c.label, b.rest[i][:1]); err != nil {
+		return err
+	}
+	r.direct = append(r.direct, time.Since(t0))
+	if len(firstReqs) > 1 {
+		own := &directClient{http: direct.http, rsURL: direct.rsURL, bearer: h.bearer}
+		t0 = time.Now()
+		if err := own.wave(ctx, c.label, firstReqs); err != nil {
+			return err
+		}
+		r.directWave = append(r.directWave, time.Since(t0))
+	}
+	return nil
+}
+
+// freshClient is a hosted client with a newly minted token of grantID.
+func (b *bench) freshClient(grantID string) (*hostedClient, error) {
+	tok, err := b.mint(grantID)
+	if err != nil {
+		return nil, err
+	}
+	return &hostedClient{http: b.httpc, url: b.hostedURL, bearer: tok}, nil
+}
+
+// printLatencyTable prints one delay's table.
+func (b *bench) printLatencyTable(d time.Duration, samples int, rows []latencyRow) {
 	fmt.Printf("\n%s per RS request (proxy), hosted adapter, p50 of %d calls each on fresh tokens; load avg %s\n", d, samples, loadAvg())
 	fmt.Println("| call | new bearer ms (RS req) | first ms (RS req) | repeat ms (RS req) | direct ms (1 req) | first − direct | repeat − direct | direct, first call's requests in one wave ms |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for i, c := range b.mix {
 		r := rows[i]
-		first := "—"
-		firstOver := "—"
+		first, firstOver, wave := "—", "—", "—"
 		if i > 0 { // schema() is the warm-up of "first"
 			first = fmt.Sprintf("%s (%d)", ms(pct(r.first, .5)), medianInt(r.reqFirst))
 			firstOver = fmt.Sprintf("%+.1f", float64(pct(r.first, .5)-pct(r.direct, .5))/1e6)
 		}
-		wave := "—"
 		if len(r.directWave) > 0 {
 			wave = ms(pct(r.directWave, .5))
 		}
@@ -205,7 +222,6 @@ func (b *bench) latencyTable(d time.Duration, proxyURL, grantID string, samples 
 			ms(pct(r.newBearer, .5)), medianInt(r.reqNew), first, ms(pct(r.repeat, .5)), medianInt(r.reqRepeat),
 			ms(pct(r.direct, .5)), firstOver, float64(pct(r.repeat, .5)-pct(r.direct, .5))/1e6, wave)
 	}
-	return nil
 }
 
 // timed runs f and returns its duration and the RS requests it made
@@ -293,7 +309,7 @@ func firstSearchRun(bin, rsURL, bearer, q string, samples int) error {
 	var first, again, own []time.Duration
 	pending := 0
 	ctx := context.Background()
-	for i := range samples {
+	for range samples {
 		if err := b.startHostedAt(rsURL); err != nil {
 			return err
 		}
@@ -319,7 +335,6 @@ func firstSearchRun(bin, rsURL, bearer, q string, samples int) error {
 			return err
 		}
 		own = append(own, time.Since(t0))
-		_ = i
 	}
 	fmt.Println("| call | p50 ms | ÷ the RS's own search |")
 	fmt.Println("|---|---:|---:|")
