@@ -55,7 +55,9 @@ type Config struct {
 	// Waits bounds the reads that refine an answer (hit titles, probes,
 	// search metadata, each fan-in source). Zero fields take defaults.
 	Waits Waits
-	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
+	// FanOutConcurrency bounds parallel RS calls of one fan-in over
+	// several grants (a search's sources, their schema reads). Default 8.
+	// Reads that only refine a page are bounded by MaxRefiningReads.
 	FanOutConcurrency int
 	// MaxRefiningReads bounds the reads that refine pages (hit titles,
 	// lexical-miss checks) in flight at once across every call of this
