@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -68,7 +64,7 @@ func startDelayProxy(target string) (*delayProxy, error) {
 
 func (p *delayProxy) close() { _ = p.srv.Close() }
 
-// latencyMix is the mix of the issue's table: the fixed mix plus a
+// latencyMix is the fixed mix plus a
 // fan-in page (no connection_id: both mailboxes).
 func latencyMix() []*toolCall {
 	m := mix()
@@ -248,27 +244,7 @@ func medianInt(v []int) int {
 // startHostedAt starts the hosted adapter over rsURL (the proxy) with
 // verification limits high enough for a fresh token per call.
 func (b *bench) startHostedAt(rsURL string) error {
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	p, out, _, err := b.start("serve", []string{"serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0",
-		"--verify-rate", "10000", "--verify-burst", "10000"},
-		[]string{"PDPP_MCP_CURSOR_SECRET=" + hex.EncodeToString(secret)})
-	if err != nil {
-		return err
-	}
-	line, err := firstLine(context.Background(), out, 30*time.Second)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	var ready struct {
-		MCPURL string `json:"mcp_url"`
-	}
-	if err := json.Unmarshal([]byte(line), &ready); err != nil || !strings.HasSuffix(ready.MCPURL, "/mcp") {
-		return fmt.Errorf("serve: unexpected ready line %q", line)
-	}
-	b.hosted, b.hostedURL = p, ready.MCPURL
-	return nil
+	return b.startServe(rsURL, "--verify-rate", "10000", "--verify-burst", "10000")
 }
 
 // parseDelays reads -latency's comma-separated durations.

@@ -235,10 +235,14 @@ func (b *bench) startRS() error {
 	return nil
 }
 
-func (b *bench) startHosted() error {
+func (b *bench) startHosted() error { return b.startServe(b.rs.RSURL) }
+
+// startServe starts the hosted adapter over rsURL with extra flags and
+// waits for its ready line.
+func (b *bench) startServe(rsURL string, extra ...string) error {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	p, out, _, err := b.start("serve", []string{"serve", "--provider-url", b.rs.RSURL, "--addr", "127.0.0.1:0"},
+	p, out, _, err := b.start("serve", append([]string{"serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0"}, extra...),
 		[]string{"PDPP_MCP_CURSOR_SECRET=" + hex.EncodeToString(secret)})
 	if err != nil {
 		return err
