@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/ritest"
 	"github.com/pdpp/pdpp-mcp/internal/testbin"
 )
 
@@ -111,6 +112,9 @@ func setup(m *testing.M) (int, error) {
 	if err := json.Unmarshal([]byte(line), &mockRS); err != nil || mockRS.RSURL == "" {
 		return 0, fmt.Errorf("mockrs ready line %q: %v", line, err)
 	}
+	// The RI tier's reference server starts on the first RI test only
+	// (ritest.Shared) and stops here, by its process group.
+	defer ritest.StopShared()
 	return m.Run(), nil
 }
 
