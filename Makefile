@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e image image-push release
+.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e bench-e2e-latency image image-push release
 
 all: build
 
@@ -133,3 +133,11 @@ clean:
 ## direct REST side by side, interleaved; ~1–2 minutes). Not part of `test`.
 bench-e2e: build
 	$(GO) run ./e2e/bench -bin $(BIN)
+
+## bench-e2e-latency: round trips, not CPU: a proxy delays every RS request
+## by 20 and 50 ms; per tool the RS requests and p50 of a new bearer's first
+## call, a first call and a repeat, against the direct call through the same
+## proxy (~2 minutes). -first-search-rs URL -bearer TOKEN measures a first
+## search against another RS (the reference RS).
+bench-e2e-latency: build
+	$(GO) run ./e2e/bench -bin $(BIN) -latency 20ms,50ms

@@ -99,7 +99,8 @@ func outcomeOf(err error) probeOutcome {
 	return probeUnknown
 }
 
-// probe tries, in parallel (bounded by FanOutConcurrency), metric count
+// probe tries, all at once (bounded by the process's refining-read
+// limit), metric count
 // and, per time-like field, a one-record sorted read, a count by month and
 // a max: each exactly the call the text would suggest, with limit 1 and a
 // one-field projection where the call reads records.
@@ -130,16 +131,19 @@ func (s *Server) probe(ctx context.Context, g Grant, stream, connectionID string
 			}})
 	}
 	outs := make([]probeOutcome, len(calls))
-	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		wg.Go(func() {
+			// All at once under the process's refining-read limit: a
+			// stream with three time-like fields asks ten calls, which
+			// eight at a time cost two round trips in sequence.
+			release, err := s.refining.acquire(ctx)
+			if err != nil {
+				return // unknown: the probe is asked again soon
+			}
+			defer release()
 			outs[i] = outcomeOf(c.run())
-		}()
+		})
 	}
 	wg.Wait()
 	p := &schemaindex.Probe{Checked: true, Tried: fields}

@@ -70,3 +70,9 @@ func JSONValueDiff(want, got []byte) string {
 	}
 	return cmp.Diff(w, g)
 }
+
+// SetTitleReadDone has srv call done each time a hit title read's fetch
+// ends (answered, failed or given up), whether or not a page still waits
+// for it: a test then knows when a late read has filled the cache. Set it
+// before the first call.
+func SetTitleReadDone(srv *Server, done func()) { srv.titleReadDone = done }

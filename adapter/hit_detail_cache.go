@@ -46,12 +46,30 @@ func hitDetailKey(h *searchHit, want hitFields) string {
 	return strings.Join([]string{h.grant.Key, h.ConnectionID, h.Ref.Stream, h.Ref.RecordID, want.title, want.time}, "\x00")
 }
 
-// readHitDetail is hit h's title and event time read for want, from the
-// cache or the RS. Concurrent reads of one record share one RS call.
-func (s *Server) readHitDetail(ctx context.Context, h *searchHit, want hitFields, key string) (hitDetail, error) {
-	return s.hitDetails.c.Get(ctx, key, func(ctx context.Context) (hitDetail, time.Time, error) {
-		rec, _, err := s.rs.Record(ctx, h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
-			ConnectionID: h.ConnectionID, Fields: want.names()})
+// startHitDetail starts hit h's title and event-time read for want (or
+// finds it in the cache) and returns at once; Wait on the result gives
+// the read's outcome. Concurrent reads of one record share one RS call.
+//
+// The read runs detached from the page (softcache), whatever ctx's
+// state: a page that stops waiting at its title budget leaves the read
+// running, and its answer still fills the cache for the next page. It
+// waits for a slot of the process's refining-read limit inside that
+// detached fetch, so a read queued behind other users' titles is not
+// dropped with the page either; the cache's FetchTimeout bounds the wait
+// and the read together.
+func (s *Server) startHitDetail(ctx context.Context, h *searchHit, want hitFields, key string) softcache.Started[hitDetail] {
+	bearer, q := h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
+		ConnectionID: h.ConnectionID, Fields: want.names()}
+	return s.hitDetails.c.Start(ctx, key, func(ctx context.Context) (hitDetail, time.Time, error) {
+		if s.titleReadDone != nil {
+			defer s.titleReadDone()
+		}
+		release, err := s.refining.acquire(ctx)
+		if err != nil {
+			return hitDetail{}, time.Time{}, err
+		}
+		rec, _, err := s.rs.Record(ctx, bearer, q)
+		release()
 		if err != nil {
 			return hitDetail{}, time.Time{}, err
 		}

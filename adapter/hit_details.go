@@ -3,6 +3,8 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,9 +17,11 @@ import (
 // emitted_at, the ingest time, and nothing else), so "when did Priya email
 // me?" used to cost a fetch per hit (issue 24.5). A search page now reads
 // each hit's title and event-time fields — and only those — from the
-// record detail route, in parallel, bounded by FanOutConcurrency and by
-// Waits.HitTitles; a hit whose read fails or runs out of time keeps the
-// fallback title (source / stream / ingested time).
+// record detail route, all at once, bounded by the process's
+// refining-read limit and by a budget of about one round trip
+// (titleBudget); a hit whose read fails or runs out of time keeps the
+// fallback title (source / stream / ingested time), marked when the read
+// was only late.
 
 // maxEventTime bounds the event time a hit shows: a timestamp is far
 // shorter; a misnamed field's long text is not shown whole.
@@ -116,17 +120,21 @@ func readFor(f hitFields, h searchHit) hitFields {
 }
 
 // fillHitDetails reads the title and event time of every hit on the page
-// that lacks one, and retitles it. Failures leave the fallback title.
-// Hits whose record was read in the last hitDetailTTL are titled from the
-// cache at once; only the others start a read (a repeated or paged search
-// starts none).
-func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage) {
-	// A page is never held long for its titles: Waits.HitTitles bounds
-	// them all, and Waits.Source caps that when smaller.
-	ctx, cancel := within(ctx, titleWait(s.cfg.Waits))
+// that lacks one, and retitles it. Every read starts at once (one wave:
+// a first page costs the search plus one round trip), under the process's
+// refining-read limit; hits whose record was read in the last hitDetailTTL
+// are titled from the cache and read nothing. A read that fails leaves
+// the fallback title; one still running when the page's title budget
+// (titleBudget) ends leaves it too, marked as pending (markPending), and
+// goes on filling the cache for the next page. searchTook is how long the
+// page's search took: the budget is measured in it. The page's warning
+// about pending titles is returned, not added: the caller adds it once
+// every other refinement of the page is done.
+func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage, searchTook time.Duration) []warning {
+	budget, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
 	defer cancel()
 	var wg sync.WaitGroup
-	var sem chan struct{}
+	pending := make([]bool, len(p.hits))
 	for i := range p.hits {
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
@@ -143,24 +151,52 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 			}
 			continue
 		}
-		if sem == nil {
-			sem = make(chan struct{}, s.cfg.FanOutConcurrency)
-		}
+		// Started here, in the loop: every read of the page is under way
+		// before any wait begins, however late the goroutines run.
+		read := s.startHitDetail(ctx, h, want, key)
 		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			d, err := s.readHitDetail(ctx, h, want, key)
+			d, err := read.Wait(budget)
 			if err != nil {
-				return // the fallback title stays
+				// Still running at the budget (Wait returns the budget's
+				// own error then): the fallback title stays, and says so
+				// when it stands for a title.
+				pending[i] = want.title != "" && err == budget.Err()
+				return
 			}
 			h.applyDetails(d, want, titleField)
 		})
 	}
 	wg.Wait()
+	return p.markPending(pending)
+}
+
+// titlesPendingCode is the page warning of hits whose title read outlasted
+// the page's title budget.
+const titlesPendingCode = "titles_pending"
+
+// pendingTitleMark starts the fallback title of a hit whose title read was
+// still running when the page was due: the line says its title is a
+// stand-in, in both channels (the title is cut from its end, so the mark
+// survives any cut).
+const pendingTitleMark = "(title pending) "
+
+// markPending marks the fallback title of every pending hit and returns
+// the one warning that says what the mark means and how to get the titles
+// (none when no title is pending).
+func (p *searchPage) markPending(pending []bool) []warning {
+	var n []string
+	for i, yes := range pending {
+		if yes {
+			p.hits[i].Title = pendingTitleMark + p.hits[i].Title
+			n = append(n, strconv.Itoa(i+1))
+		}
+	}
+	if len(n) == 0 {
+		return nil
+	}
+	return []warning{{Code: titlesPendingCode, Message: fmt.Sprintf(
+		"hit %s: title not read in time, shown as source / stream / time and marked %q; the reads go on, and the same search again shows the titles (or fetch(id))",
+		strings.Join(n, ", "), strings.TrimSpace(pendingTitleMark))}}
 }
 
 // applyDetails sets the hit's title and event time from its record's
@@ -190,8 +226,8 @@ func scalarText(raw json.RawMessage) string {
 	return ""
 }
 
-// titleWait is how long a page waits for its titles: Waits.HitTitles, or
-// Waits.Source when that is smaller; Unbounded only when both are.
+// titleWait is the longest a page waits for its titles: Waits.HitTitles,
+// or Waits.Source when that is smaller; Unbounded only when both are.
 func titleWait(w Waits) time.Duration {
 	switch {
 	case w.HitTitles < 0:
@@ -200,4 +236,28 @@ func titleWait(w Waits) time.Duration {
 		return w.HitTitles
 	}
 	return min(w.HitTitles, w.Source)
+}
+
+// minTitleBudget is the least a page waits for its titles, however fast
+// its search was. A search on a quiet reference RS takes about 16 ms, but
+// that RS serves the page's title reads one after another (about 6 ms
+// each: one Node process over SQLite), so 25 titles take about 150 ms
+// there; a floor of twice the search's time would leave most of them
+// pending. Real titles are worth the wait: the floor covers a serial RS's
+// wave, and a wave that ends sooner (any RS that serves reads at once)
+// ends the wait sooner.
+const minTitleBudget = 250 * time.Millisecond
+
+// titleBudget is how long a page waits for its titles: about one more
+// round trip than its search took (twice the search's time: the title
+// wave is one round trip plus the RS serving the page's reads at once),
+// never less than minTitleBudget and never more than titleWait. Unbounded
+// waits (tests, --wait-for-details) stay unbounded, so no page depends on
+// the machine's speed there.
+func titleBudget(w Waits, searchTook time.Duration) time.Duration {
+	limit := titleWait(w)
+	if limit < 0 {
+		return limit
+	}
+	return min(limit, max(minTitleBudget, 2*searchTook))
 }

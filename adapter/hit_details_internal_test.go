@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -25,6 +26,29 @@ func TestPickHitFields(t *testing.T) {
 	} {
 		if diff := cmp.Diff(tc.want, pickHitFields(tc.roles, tc.names), cmp.AllowUnexported(hitFields{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// titleBudget: about one more round trip than the search took, within
+// [minTitleBudget, titleWait]; unbounded waits stay unbounded.
+func TestTitleBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w    Waits
+		took time.Duration
+		want time.Duration
+	}{
+		{defaultWaits, time.Millisecond, minTitleBudget},
+		{defaultWaits, 50 * time.Millisecond, minTitleBudget},
+		{defaultWaits, 400 * time.Millisecond, 800 * time.Millisecond},
+		{defaultWaits, 5 * time.Second, 2 * time.Second},
+		{Waits{HitTitles: 2 * time.Second, Source: 150 * time.Millisecond}, time.Second, 150 * time.Millisecond},
+		{Waits{HitTitles: 10 * time.Millisecond, Source: Unbounded}, time.Second, 10 * time.Millisecond},
+		{UnboundedWaits, time.Second, Unbounded},
+	} {
+		if got := titleBudget(tc.w, tc.took); got != tc.want {
+			t.Errorf("titleBudget(%+v, %s) = %s, want %s", tc.w, tc.took, got, tc.want)
 		}
 	}
 }

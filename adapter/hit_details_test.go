@@ -176,27 +176,37 @@ func TestHitTitlesAcrossStreamsConcurrently(t *testing.T) {
 	}
 }
 
-// A page never waits past Waits.HitTitles for its titles: while the RS
-// withholds every record read, the search still answers, each hit with
-// its fallback title. The withheld reads never answer, so the page is the
-// same however fast the machine is.
+// A page never waits past its title budget: while the RS withholds every
+// record read, the search still answers, each hit with its fallback title,
+// and a hit whose title read was still running says so (marked, with one
+// page warning, in both channels). A hit whose snippet is its whole title
+// keeps it unmarked (only its date was being read). The withheld reads
+// go on: once the RS answers them, the same search shows every real title
+// and reads no record again. The withheld reads never answer while the
+// first page waits, so that page is the same however fast the machine is.
 func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
+	var mu sync.Mutex
+	detailReads := 0
 	withhold := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.Contains(r.URL.Path, "/records/") {
-				select { // held until the read gives up or the test ends
+				mu.Lock()
+				detailReads++
+				mu.Unlock()
+				select { // held until the test lets the RS answer
 				case <-r.Context().Done():
+					return
 				case <-release:
 				}
-				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
 	rs := testenv.StartRS(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared, Raw: withhold, NoContract: true})
-	t.Cleanup(func() { close(release) }) // before the server's Close waits for them
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) }) // before the server's Close waits for them
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -206,8 +216,12 @@ func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readsDone := make(chan struct{}, 64)
+	adapter.SetTitleReadDone(srv, func() { readsDone <- struct{}{} })
+	c := newClient(t, srv)
 	args := map[string]any{"q": "invoice", "streams": []string{"messages"}, "limit": 10, "connection_id": demodata.GmailWorkConnectionID}
-	withheld := decodeSearch(t, newClient(t, srv).call("search", args))
+	res := c.call("search", args)
+	withheld := decodeSearch(t, res)
 	// The same search where every record read is refused at once: its
 	// titles are the fallbacks by construction.
 	calls := &rsCalls{refuseDetails: true}
@@ -216,14 +230,52 @@ func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
 	if len(withheld.Results) < 3 {
 		t.Fatalf("want several hits, got %d", len(withheld.Results))
 	}
-	titles := func(sr searchResults) []string {
-		var out []string
-		for _, h := range sr.Results {
-			out = append(out, h.ID+" "+h.Title)
+	var want, got, pendingHits []string
+	for i, h := range refused.Results {
+		title := h.Title
+		if h.Field != "subject" { // the title itself was being read
+			title = "(title pending) " + title
+			pendingHits = append(pendingHits, strconv.Itoa(i+1))
 		}
-		return out
+		want = append(want, h.ID+" "+title)
+		if !strings.Contains(res.text(), " "+strconv.Quote(title)) {
+			t.Errorf("the text does not show hit %d's title as %q:\n%s", i+1, title, res.text())
+		}
 	}
-	if diff := cmp.Diff(titles(refused), titles(withheld)); diff != "" {
-		t.Errorf("titles while the reads are withheld differ from the fallbacks (-fallback +withheld):\n%s", diff)
+	for _, h := range withheld.Results {
+		got = append(got, h.ID+" "+h.Title)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("titles while the reads are withheld (-want +got):\n%s", diff)
+	}
+	if len(pendingHits) == 0 {
+		t.Fatal("no hit needed its title read: the test proves nothing")
+	}
+	note := "warning titles_pending: hit " + strings.Join(pendingHits, ", ") + ": title not read in time"
+	if !strings.Contains(res.text(), note) || len(withheld.Warnings) == 0 || !strings.HasPrefix(withheld.Warnings[len(withheld.Warnings)-1], note) {
+		t.Errorf("the page does not say which titles are pending (want %q in both channels):\n%s\nstructured warnings: %q", note, res.text(), withheld.Warnings)
+	}
+
+	// The RS answers now; every read the first page left running ends and
+	// fills the cache.
+	once.Do(func() { close(release) })
+	for range withheld.Results {
+		<-readsDone
+	}
+	mu.Lock()
+	before := detailReads
+	mu.Unlock()
+	again := decodeSearch(t, c.call("search", args))
+	mu.Lock()
+	reread := detailReads - before
+	mu.Unlock()
+	if reread != 0 || len(again.Warnings) != 0 {
+		t.Errorf("the search again read %d records and warned %q; want none: the late reads filled the cache", reread, again.Warnings)
+	}
+	truth := recordTruth(t, rs.URL, again.Results)
+	for _, h := range again.Results {
+		if w := truth[h.ID]["subject"] + " — " + truth[h.ID]["date"]; h.Title != w {
+			t.Errorf("hit %s title %q after the late reads, want %q", h.ID, h.Title, w)
+		}
 	}
 }

@@ -158,10 +158,23 @@ func newPRMCache(ttl time.Duration, now func() time.Time) *prmCache {
 // get returns the metadata; concurrent callers share one RS call and each
 // waits only as long as its own ctx allows.
 func (c *prmCache) get(ctx context.Context, rs *rsclient.Client) (*rsclient.ProtectedResourceMetadata, error) {
-	return c.c.Get(ctx, "prm", func(ctx context.Context) (*rsclient.ProtectedResourceMetadata, time.Time, error) {
+	return c.c.Get(ctx, "prm", prmFetch(rs))
+}
+
+// prefetch starts reading the metadata when it is not held (or being
+// read) and returns at once: a call that will need it later reads it
+// beside its other reads, and get then joins that read.
+func (c *prmCache) prefetch(ctx context.Context, rs *rsclient.Client) {
+	if c.c.WouldFetch("prm") {
+		c.c.Start(ctx, "prm", prmFetch(rs))
+	}
+}
+
+func prmFetch(rs *rsclient.Client) softcache.Fetch[*rsclient.ProtectedResourceMetadata] {
+	return func(ctx context.Context) (*rsclient.ProtectedResourceMetadata, time.Time, error) {
 		doc, _, err := rs.ProtectedResourceMetadata(ctx)
 		return doc, time.Time{}, err
-	})
+	}
 }
 
 // errOwnerToken refuses a bearer whose RS schema reports non-client

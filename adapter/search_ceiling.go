@@ -51,6 +51,25 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 	settle(n)
 }
 
+// settle gives the page the paging handles of all its hits (sources is
+// the fan-out's width); fitCeiling may later show fewer.
+func (p *searchPage) settle(sources int) {
+	p.sourceCount = sources
+	taken := make([]int, sources)
+	for _, src := range p.sources {
+		taken[src]++
+	}
+	p.hasMore, p.nextCursor = p.next(taken)
+}
+
+// fitToCeiling fits the refined page (titles read, warnings final) to the
+// result ceiling.
+func (p *searchPage) fitToCeiling() {
+	if p.next != nil {
+		p.fitCeiling(p.next, p.sourceCount)
+	}
+}
+
 // framing is the bytes the page takes besides its hit lines, in the
 // larger of its two channels: the header and footer or the structured
 // members, and the warning lines.

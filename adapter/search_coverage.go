@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -48,7 +49,7 @@ func (p *searchPage) noteNeighbours(mode string) {
 	p.warnings = append([]warning{{Code: "nearest_neighbours", Message: msg}}, p.warnings...)
 }
 
-// coverageWarning tells a lexical search that found nothing, or whose
+// coverageWarnings tells a lexical search that found nothing, or whose
 // ranking was not exhaustive, that semantic or hybrid search is offered,
 // with the exact arguments to retry and what that retry returns
 // (neighbours, not matches) — only when the retry returns anything at all
@@ -56,10 +57,7 @@ func (p *searchPage) noteNeighbours(mode string) {
 // source_skipped_not_applicable). The real RS's lexical index once covered
 // one connection's bodies only while recall claimed complete; semantic and
 // hybrid found the records.
-func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) {
-	if a.Mode != "lexical" || (len(page.hits) > 0 && len(page.recall) == 0) {
-		return
-	}
+func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) []warning {
 	modes := s.searchModes(ctx)
 	alt := ""
 	for _, m := range []string{"semantic", "hybrid"} {
@@ -69,7 +67,7 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 		}
 	}
 	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
-		return
+		return nil
 	}
 	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
@@ -81,9 +79,17 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 		caveat = "hybrid search adds the records nearest in meaning for any query, " +
 			"even ones that do not contain these words or are not about them: judge each unmarked hit by its title and snippet"
 	}
-	page.warnings = append(page.warnings, warning{Code: "search_coverage",
+	return []warning{{Code: "search_coverage",
 		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections). %s. To try it: search %s",
-			why, caveat, marshalNoEscape(retry))})
+			why, caveat, marshalNoEscape(retry))}}
+}
+
+// mayWarnCoverage reports whether the page is a lexical miss that
+// coverageWarnings checks: no hits, or a ranking that was not exhaustive.
+// It reads only the page's hit count and recall notes, so it may run
+// while the hits' titles are being filled in.
+func (s *Server) mayWarnCoverage(a searchArgs, page *searchPage) bool {
+	return a.Mode == "lexical" && (len(page.hits) == 0 || len(page.recall) > 0)
 }
 
 // searchRetry is the exact search call a lexical miss suggests: the same
@@ -97,28 +103,46 @@ type searchRetry struct {
 }
 
 // modeFinds reports whether the search in another mode returns at least
-// one hit: one limit-1 RS search per source, stopping at the first hit.
-// The real RS advertises no search fields to client tokens, so trying is
-// the only way to know a suggested retry is not a dead end. When no source
-// could answer, the retry is still suggested: unchecked is not "none".
+// one hit: one limit-1 RS search per source, all at once (each under the
+// process's refining-read limit and within Waits.Source), so checking
+// three grants costs one round trip, not three; the first hit ends the
+// others. The real RS advertises no search fields to client tokens, so
+// trying is the only way to know a suggested retry is not a dead end.
+// When no source could answer, the retry is still suggested: unchecked is
+// not "none".
 func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, mode string) bool {
 	sources, te := set.searchSources(a)
 	if te != nil {
 		return true
 	}
-	answered := false
+	type answer struct{ answered, hit bool }
+	answers := make(chan answer, len(sources))
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer wg.Wait() // after cancel: the first hit ends the other checks
+	defer cancel()
 	for _, src := range sources {
-		sctx, cancel := within(ctx, s.cfg.Waits.Source)
-		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
-			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
-		cancel()
-		if err != nil {
-			continue
-		}
-		if len(sp.Data) > 0 {
+		wg.Go(func() {
+			sctx, cancel := within(ctx, s.cfg.Waits.Source)
+			defer cancel()
+			release, err := s.refining.acquire(sctx)
+			if err != nil {
+				answers <- answer{}
+				return
+			}
+			sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
+				Limit: 1, ConnectionID: src.connectionID, Filter: filter})
+			release()
+			answers <- answer{answered: err == nil, hit: err == nil && len(sp.Data) > 0}
+		})
+	}
+	answered := false
+	for range sources {
+		r := <-answers
+		if r.hit {
 			return true
 		}
-		answered = true
+		answered = answered || r.answered
 	}
 	return !answered
 }

@@ -2,8 +2,10 @@ package adapter_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
@@ -143,5 +145,53 @@ func TestLexicalMissOffersNoRetryThatCannotHelp(t *testing.T) {
 	sem := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"labels"}, "mode": "semantic"})
 	if !strings.Contains(sem.text(), "warning source_skipped_not_applicable: Connection '") {
 		t.Errorf("the semantic search over labels does not say why it is empty:\n%s", sem.text())
+	}
+}
+
+// TestLexicalMissChecksEverySourceAtOnce: the check that a lexical miss's
+// retry finds something asks every grant at once (one round trip), not
+// one grant after another. The RS holds each check until every grant's
+// has arrived, so a check made one at a time never gets its answer.
+func TestLexicalMissChecksEverySourceAtOnce(t *testing.T) {
+	t.Parallel()
+	const sources = 2
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	all := make(chan struct{})
+	hold := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/search/semantic" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			inFlight++
+			peak = max(peak, inFlight)
+			if inFlight == sources {
+				close(all)
+			}
+			mu.Unlock()
+			defer func() {
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+			}()
+			select {
+			case <-all:
+			case <-r.Context().Done():
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	e := newEnv(t, testenv.Options{LexicalGaps: messagesGaps, Raw: hold}, demodata.GmailToken, demodata.GmailRestrictedToken)
+	r := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
+	if !retryRE.MatchString(r.text()) {
+		t.Errorf("no retry suggested:\n%s", r.text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak != sources {
+		t.Errorf("%d retry checks in flight at once, want %d (one per grant, all at once)", peak, sources)
 	}
 }

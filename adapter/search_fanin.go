@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
@@ -41,10 +42,20 @@ type searchPage struct {
 	laid       *searchLayout // the fitted page, once
 	// sources is each hit's source (its index in the fan-out), ceiling
 	// the result ceiling and held the hits left for the next page to
-	// stay within it (search_ceiling.go).
+	// stay within it (search_ceiling.go); next is the paging state after
+	// the page takes taken[i] hits of source i (search_ceiling.go's
+	// fitCeiling settles the page with it once the page is refined).
 	sources []int
 	ceiling int
 	held    int
+	next    func(taken []int) (bool, string)
+	// sourceCount is the fan-out's width (next's taken has one per source).
+	sourceCount int
+	// fields and searchTook are what the page's refinements need: the
+	// streams' title fields, and how long the search took (the title
+	// budget is measured in it).
+	fields     *streamFields
+	searchTook time.Duration
 }
 
 // searchFanIn runs one merged search page across the source set (R-7,
@@ -60,22 +71,24 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	page := &searchPage{warnings: append([]warning(nil), set.warns...)}
+	started := s.now()
 	reads := s.readSources(ctx, sources, a, filter, state)
+	page.searchTook = s.now().Sub(started)
 	if te := s.degradeFailures(set, sources, a, reads, state, page); te != nil {
 		return nil, te
 	}
-	fields := newStreamFields(set.ix)
-	page.takeHits(reads, sources, a.Limit, fields)
-	s.fillHitDetails(ctx, fields, page)
+	page.fields = newStreamFields(set.ix)
+	page.takeHits(reads, sources, a.Limit, page.fields)
 	page.multiConn = multiConnection(page.hits)
 	page.ceiling = s.cfg.MaxResultBytes
-	page.fitCeiling(func(taken []int) (bool, string) {
+	page.next = func(taken []int) (bool, string) {
 		st := append([]sourceState(nil), state...)
 		if !advanceAll(st, reads, taken) {
 			return false, ""
 		}
 		return true, s.sealSearchCursor(searchCursor{V: 1, H: hash, S: st, A: a.shape()})
-	}, len(reads))
+	}
+	page.settle(len(reads))
 	return page, nil
 }
 

@@ -57,8 +57,14 @@ type Config struct {
 	// Waits bounds the reads that refine an answer (hit titles, probes,
 	// search metadata, each fan-in source). Zero fields take defaults.
 	Waits Waits
-	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
+	// FanOutConcurrency bounds parallel RS calls of one fan-in over
+	// several grants (a search's sources, their schema reads). Default 8.
+	// Reads that only refine a page are bounded by MaxRefiningReads.
 	FanOutConcurrency int
+	// MaxRefiningReads bounds the reads that refine pages (hit titles,
+	// lexical-miss checks) in flight at once across every call of this
+	// Server. Default DefaultMaxRefiningReads.
+	MaxRefiningReads int
 	// Observer, when set, is told about every tool call (metrics).
 	Observer Observer
 	// MaxResultBytes is the most bytes one tool result takes in its text
@@ -91,8 +97,13 @@ type Server struct {
 	probes  *probeCache
 	// hitDetails keeps the projected reads search hits are titled from.
 	hitDetails *hitDetailCache
-	log        *slog.Logger
-	now        func() time.Time
+	// refining bounds the refining reads of every call at once.
+	refining *readLimit
+	// titleReadDone, when set (tests), is told each time a title read's
+	// fetch ends, whether or not a page still waits for it.
+	titleReadDone func()
+	log           *slog.Logger
+	now           func() time.Time
 }
 
 // New builds the adapter: the six tools in catalog order, resource
@@ -132,6 +143,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
 	}
+	if cfg.MaxRefiningReads <= 0 {
+		cfg.MaxRefiningReads = DefaultMaxRefiningReads
+	}
 	s := &Server{
 		cfg:        cfg,
 		rs:         cfg.RS,
@@ -140,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 		prm:        newPRMCache(prmTTL, cfg.Now),
 		probes:     newProbeCache(cfg.Now),
 		hitDetails: newHitDetailCache(cfg.Now),
+		refining:   newReadLimit(cfg.MaxRefiningReads),
 		log:        cfg.Logger,
 		now:        cfg.Now,
 	}

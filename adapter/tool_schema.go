@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -52,11 +53,31 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if err != nil {
 		return set.annotate(errorResult(nameError(set.ix, err, "")))
 	}
-	s.learnCapabilities(ctx, set, &view)
 	if a.Detail != "full" {
+		s.learnCapabilities(ctx, set, &view)
 		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
 	}
-	return s.fullSchema(ctx, set, a, view)
+	// The exhaustive document and the capability probes are independent
+	// reads: one round trip for both, not two in sequence.
+	var full fullTypes
+	var wg sync.WaitGroup
+	wg.Go(func() { full = s.readFullTypes(ctx, set, a) })
+	s.learnCapabilities(ctx, set, &view)
+	wg.Wait()
+	if full.failed != nil {
+		return full.failed
+	}
+	text := view.Text() + "\n" + full.types
+	page := view.Page()
+	page.Types = full.types
+	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)})
+}
+
+// fullTypes is detail:"full"'s part from the RS: the JSON Schema types
+// line of the exhaustive document, or the call's error result.
+type fullTypes struct {
+	types  string
+	failed *mcp.CallToolResult
 }
 
 // check rejects what needs no RS: bad segments, and detail:"full" without
@@ -83,32 +104,30 @@ func schemaIndex(set *sourceSet, connectionID string) *mcp.CallToolResult {
 	return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.IndexPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
 }
 
-// fullSchema is detail:"full": the stream view's text plus the RS's
-// exhaustive document for one source, its JSON Schema types in text.
-func (s *Server) fullSchema(ctx context.Context, set *sourceSet, a schemaArgs, view schemaindex.StreamView) *mcp.CallToolResult {
+// readFullTypes reads the RS's exhaustive document for one source and
+// returns its JSON Schema types line (detail:"full"). It reads only set's
+// index, never the stream view, so it runs beside the capability probes.
+func (s *Server) readFullTypes(ctx context.Context, set *sourceSet, a schemaArgs) fullTypes {
 	if a.ConnectionID == "" && set.ix.NeedsConnection(a.Stream) {
-		return errorResult(ambiguityError("ambiguous_schema_detail", set.ix.Candidates(a.Stream, maxCandidates), a.Stream))
+		return fullTypes{failed: errorResult(ambiguityError("ambiguous_schema_detail", set.ix.Candidates(a.Stream, maxCandidates), a.Stream))}
 	}
 	g, te := set.route(a.Stream, a.ConnectionID)
 	if te != nil {
-		return set.annotate(errorResult(te))
+		return fullTypes{failed: set.annotate(errorResult(te))}
 	}
 	body, _, err := s.rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{Detail: "full", Stream: a.Stream, ConnectionID: a.ConnectionID})
 	if err != nil {
-		return set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))
+		return fullTypes{failed: set.annotate(errorResult(s.rsError(set, g, err, a.Stream, a.ConnectionID)))}
 	}
 	full, te := dedupeFullSchema(body)
 	if te != nil {
-		return errorResult(te)
+		return fullTypes{failed: errorResult(te)}
 	}
 	types, err := schemaindex.FullTypesText(full)
 	if err != nil {
-		return errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))
+		return fullTypes{failed: errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))}
 	}
-	text := view.Text() + "\n" + types
-	page := view.Page()
-	page.Types = types
-	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)})
+	return fullTypes{types: types}
 }
 
 // schemaResult is schema's structuredContent: the index or the stream page

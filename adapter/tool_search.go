@@ -58,8 +58,9 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
-	s.coverageWarning(ctx, set, a, filter, page)
+	s.refineSearchPage(ctx, set, a, filter, page)
 	page.noteNeighbours(a.Mode)
+	page.fitToCeiling() // with its titles and every warning in place
 	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res
@@ -109,7 +110,11 @@ func (s *Server) checkSearchable(ctx context.Context, set *sourceSet, a searchAr
 		return te
 	}
 	if a.Mode == "lexical" {
-		return nil // the default mode is not checked: no metadata read
+		// The default mode is not checked, but a lexical miss's retry
+		// reads the modes: start that read beside the search, not after
+		// it (held for minutes: at most one read per process and period).
+		s.prm.prefetch(ctx, s.rs)
+		return nil
 	}
 	modes, known := s.offeredModes(ctx)
 	if contains(modes, a.Mode) || !known {

@@ -138,6 +138,9 @@ type hostedConfig struct {
 	SignIn hosted.SignInSelection
 	// Waits bounds the reads that only refine a page; zero: defaults.
 	Waits adapter.Waits
+	// MaxRefiningReads bounds those reads in flight at once; zero: the
+	// adapter's default.
+	MaxRefiningReads int
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -155,7 +158,8 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		return nil, err
 	}
 	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: appVersion(), CursorKey: cfg.CursorKey,
-		Logger: cfg.Logger, Observer: metrics, Waits: cfg.Waits, MaxResultBytes: cfg.MaxResultBytes})
+		Logger: cfg.Logger, Observer: metrics, Waits: cfg.Waits, MaxResultBytes: cfg.MaxResultBytes,
+		MaxRefiningReads: cfg.MaxRefiningReads})
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +245,7 @@ type serveFlagValues struct {
 	signInDetails, signInConnector                      string
 	logs                                                logFlags
 	lims                                                limitFlags
-	waits                                               *string
+	waits, refiningReads                                *string
 	showVersion                                         bool
 }
 
@@ -274,6 +278,7 @@ func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValue
 	v.lims = addLimitFlags(fs, env)
 	v.waits = addWaitFlag(fs, env)
 	addMaxResultFlag(fs, env, &v.maxResult)
+	v.refiningReads = addRefiningReadsFlag(fs, env)
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	return v
 }
@@ -348,6 +353,9 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 		return cfg, err
 	}
 	if cfg.Waits, err = parseWaits(*v.waits); err != nil {
+		return cfg, err
+	}
+	if cfg.MaxRefiningReads, err = parseRefiningReads(*v.refiningReads); err != nil {
 		return cfg, err
 	}
 	if cfg.PublicURL, err = v.checkedOrigins(cfg.AllowedOrigins); err != nil {

@@ -44,6 +44,7 @@ type stdioFlags struct {
 	maxResultBytes                     int
 	logger                             *slog.Logger
 	waits                              adapter.Waits
+	refiningReads                      int
 }
 
 // parseStdioFlags reads the stdio flags. --help and --version answer on
@@ -58,6 +59,7 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 	waits := addWaitFlag(fs, env)
 	var maxResult string
 	addMaxResultFlag(fs, env, &maxResult)
+	refining := addRefiningReadsFlag(fs, env)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, stdioUsage, args, stdout, stderr); !ok {
 		return f, code, false
@@ -76,6 +78,10 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 		return f, exitUsage, false
 	}
 	if f.maxResultBytes, err = parseMaxResultBytes(maxResult); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return f, exitUsage, false
+	}
+	if f.refiningReads, err = parseRefiningReads(*refining); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return f, exitUsage, false
 	}
@@ -141,7 +147,8 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		reconnect = renew
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: reconnect, Grants: renewedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits, MaxResultBytes: f.maxResultBytes}
+		Reconnect: reconnect, Grants: renewedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits,
+		MaxResultBytes: f.maxResultBytes, MaxRefiningReads: f.refiningReads}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}

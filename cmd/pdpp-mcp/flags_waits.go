@@ -31,3 +31,23 @@ func parseWaits(v string) (adapter.Waits, error) {
 	}
 	return adapter.Waits{}, nil
 }
+
+// addRefiningReadsFlag registers --rs-max-refining-reads (serve and
+// stdio): how many reads that only refine pages (search hit titles,
+// lexical-miss checks) the process has at the RS at once, across every
+// user. Its flag default is empty (unset: the adapter's default, which the
+// help text names once).
+func addRefiningReadsFlag(fs *flag.FlagSet, env func(string) string) *string {
+	return fs.String("rs-max-refining-reads", envOr(env, "PDPP_MCP_RS_MAX_REFINING_READS", ""),
+		fmt.Sprintf("reads that refine pages (search hit titles, lexical-miss checks) at the RS at once across all calls; more wait, late titles are marked pending (default %d) (PDPP_MCP_RS_MAX_REFINING_READS)", adapter.DefaultMaxRefiningReads))
+}
+
+// parseRefiningReads is the flag's value as adapter.Config.MaxRefiningReads:
+// a positive whole number, or 0 (unset) for the adapter's default.
+func parseRefiningReads(v string) (int, error) {
+	n, err := strconv.Atoi(orZero(v))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--rs-max-refining-reads %q: want a positive whole number", v)
+	}
+	return n, nil
+}

@@ -77,32 +77,48 @@ type hostedClient struct {
 }
 
 func (h *hostedClient) call(ctx context.Context, c *toolCall) error {
+	_, err := h.callText(ctx, c)
+	return err
+}
+
+// callText is call, returning the answer's first text content.
+func (h *hostedClient) callText(ctx context.Context, c *toolCall) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(c.body))
 	if err != nil {
-		return err
+		return "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+h.bearer)
 	resp, err := h.http.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return err
+		return "", err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return errRateLimited
+		return "", errRateLimited
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d: %.200s", c.label, resp.StatusCode, b)
+		return "", fmt.Errorf("%s: HTTP %d: %.200s", c.label, resp.StatusCode, b)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		b = sseData(b)
 	}
-	return check(c.label, b)
+	return firstText(b), check(c.label, b)
+}
+
+// firstText is the first text content of a tools/call answer ("" when
+// there is none).
+func firstText(b []byte) string {
+	var r rpcResult
+	if json.Unmarshal(b, &r) != nil || r.Result == nil || len(r.Result.Content) == 0 {
+		return ""
+	}
+	return r.Result.Content[0].Text
 }
 
 // errRateLimited is a 429 from the hosted adapter: counted and reported,
@@ -163,6 +179,25 @@ func (d *directClient) call(ctx context.Context, label string, reqs []restCall) 
 		}
 	}
 	return nil
+}
+
+// wave sends reqs[0], then every other request at once: a client that
+// knows all its requests' order needs no more time than this.
+func (d *directClient) wave(ctx context.Context, label string, reqs []restCall) error {
+	if err := d.call(ctx, label, reqs[:1]); err != nil {
+		return err
+	}
+	errs := make(chan error, len(reqs)-1)
+	for _, rc := range reqs[1:] {
+		go func() { errs <- d.call(ctx, label, []restCall{rc}) }()
+	}
+	var first error
+	for range reqs[1:] {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // stdioClient speaks newline-delimited JSON-RPC to a spawned stdio adapter;

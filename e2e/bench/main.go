@@ -40,9 +40,25 @@ func main() {
 	spawns := flag.Int("spawns", 20, "stdio spawns for the spawn → tools/list median")
 	soak := flag.Duration("soak", 0, "instead of the tables: run the hosted fair mix this long (for a profiler attached to the printed pid)")
 	soakClients := flag.Int("soak-clients", 1, "clients of the -soak run")
+	latency := flag.String("latency", "", "instead of the tables: per-tool latency through a proxy delaying every RS request by each of these durations (e.g. 20ms,50ms)")
+	samples := flag.Int("samples", 5, "calls per tool and way of calling in the -latency mode")
+	firstSearchRS := flag.String("first-search-rs", "", "instead of the tables: first search(q, 25) through a fresh hosted adapter against this RS (e.g. the reference RS), against the RS's own search; needs -bearer")
+	bearer := flag.String("bearer", "", "client token for -first-search-rs (or PDPP_BENCH_BEARER)")
+	q := flag.String("q", "the", "search words of -first-search-rs")
 	flag.Parse()
 	var err error
-	if *soak > 0 {
+	if *firstSearchRS != "" {
+		tok := *bearer
+		if tok == "" {
+			tok = os.Getenv("PDPP_BENCH_BEARER")
+		}
+		err = firstSearchRun(*bin, *firstSearchRS, tok, *q, *samples)
+	} else if *latency != "" {
+		var delays []time.Duration
+		if delays, err = parseDelays(*latency); err == nil {
+			err = latencyRun(*bin, delays, *samples)
+		}
+	} else if *soak > 0 {
 		err = soakRun(*bin, *soak, *soakClients)
 	} else {
 		err = run(*bin, *roundDur, *pairs, *spawns)
@@ -219,10 +235,14 @@ func (b *bench) startRS() error {
 	return nil
 }
 
-func (b *bench) startHosted() error {
+func (b *bench) startHosted() error { return b.startServe(b.rs.RSURL) }
+
+// startServe starts the hosted adapter over rsURL with extra flags and
+// waits for its ready line.
+func (b *bench) startServe(rsURL string, extra ...string) error {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	p, out, _, err := b.start("serve", []string{"serve", "--provider-url", b.rs.RSURL, "--addr", "127.0.0.1:0"},
+	p, out, _, err := b.start("serve", append([]string{"serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0"}, extra...),
 		[]string{"PDPP_MCP_CURSOR_SECRET=" + hex.EncodeToString(secret)})
 	if err != nil {
 		return err

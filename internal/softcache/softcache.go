@@ -114,14 +114,49 @@ func (c *Cache[V]) Get(ctx context.Context, key string, fetch Fetch[V]) (V, erro
 		var zero V
 		return zero, err
 	}
+	return c.start(ctx, key, fetch).Wait(ctx)
+}
+
+// Started is a Start's outcome: what was held for the key, or the fetch
+// under way. Wait reads it, once.
+type Started[V any] struct {
+	val V
+	err error
+	ch  <-chan singleflight.Result // nil when val and err were held
+}
+
+// Start is Get without the waiting: it returns the fresh value or error
+// held for key, or runs fetch once for all concurrent callers of key (as
+// Get does) and returns at once. The fetch starts whatever ctx's state:
+// it runs detached from every caller, so a batch of fetches started in a
+// loop all start, however long the loop takes, and each fills the cache
+// even when nobody waits for it any more.
+func (c *Cache[V]) Start(ctx context.Context, key string, fetch Fetch[V]) Started[V] {
+	if v, err, ok := c.lookup(key); ok {
+		return Started[V]{val: v, err: err}
+	}
+	return c.start(ctx, key, fetch)
+}
+
+func (c *Cache[V]) start(ctx context.Context, key string, fetch Fetch[V]) Started[V] {
 	// The fetch keeps the first caller's values (loggers, request ids) but
 	// none of its cancellation.
 	detached := context.WithoutCancel(ctx)
 	ch := c.flights.DoChan(key, func() (any, error) {
 		return c.load(detached, key, fetch), nil
 	})
+	return Started[V]{ch: ch}
+}
+
+// Wait returns the started fetch's outcome, or ctx.Err() when ctx ends
+// first (the fetch goes on for the others and for the cache). Call it at
+// most once.
+func (s Started[V]) Wait(ctx context.Context) (V, error) {
+	if s.ch == nil {
+		return s.val, s.err
+	}
 	select {
-	case r := <-ch:
+	case r := <-s.ch:
 		res := r.Val.(result[V])
 		return res.val, res.err
 	case <-ctx.Done():

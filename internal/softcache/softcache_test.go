@@ -412,3 +412,39 @@ func TestWouldFetch(t *testing.T) {
 		}
 	}
 }
+
+// Start runs the fetch even for a caller already gone (unlike Get): a
+// batch started in a loop all starts. The waiter that gives up gets its
+// own context's error, the fetch still fills the cache, and a later Get
+// reads the value without fetching again.
+func TestStartFetchesForACallerThatStopsWaiting(t *testing.T) {
+	t.Parallel()
+	c := softcache.New[string](softcache.Options{TTL: time.Minute, ErrorTTL: -1})
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	answer := make(chan struct{})
+	fetched := make(chan struct{})
+	var calls atomic.Int32
+	st := c.Start(gone, "k", func(context.Context) (string, time.Time, error) {
+		calls.Add(1)
+		<-answer
+		defer close(fetched)
+		return "v", time.Time{}, nil
+	})
+	if _, err := st.Wait(gone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait after the caller left: %v, want context.Canceled", err)
+	}
+	close(answer)
+	<-fetched
+	got, err := c.Get(context.Background(), "k", func(context.Context) (string, time.Time, error) {
+		calls.Add(1)
+		return "again", time.Time{}, nil
+	})
+	if got != "v" || err != nil || calls.Load() != 1 {
+		t.Errorf("Get after the started fetch: %q, %v, %d fetches; want \"v\", nil, 1", got, err, calls.Load())
+	}
+	held := c.Start(gone, "k", nil) // held: no fetch, the value at once
+	if v, err := held.Wait(gone); v != "v" || err != nil {
+		t.Errorf("Start of a held key: %q, %v", v, err)
+	}
+}
