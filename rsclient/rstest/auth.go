@@ -1,6 +1,8 @@
 package rstest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 )
@@ -9,6 +11,10 @@ import (
 type principal struct {
 	owner bool
 	grant *Grant
+	// token fingerprints the bearer that authenticated: the reference
+	// binds search cursors to the presenting token's authority, so a
+	// refreshed token of the same grant cannot continue one (D22).
+	token string
 }
 
 // authenticate resolves the bearer (rs-contract §5.2).
@@ -21,7 +27,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 		return nil, newErr("authentication_error", "", "Invalid or expired token")
 	}
 	if s.ix.owners[tok] {
-		return &principal{owner: true}, nil
+		return &principal{owner: true, token: tokenFingerprint(tok)}, nil
 	}
 	if _, ok := s.packageOf(tok); ok {
 		// The real RS resolves a package token to no source (D15).
@@ -41,7 +47,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	}
 	switch g.Status {
 	case "", "active":
-		return &principal{grant: g}, nil
+		return &principal{grant: g, token: tokenFingerprint(tok)}, nil
 	case "revoked":
 		return nil, newErr("grant_revoked", "", "Grant has been revoked")
 	case "expired":
@@ -49,6 +55,13 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	default:
 		return nil, newErr("grant_invalid", "", "Grant is malformed or no longer valid")
 	}
+}
+
+// tokenFingerprint names a bearer without keeping it: a short SHA-256
+// prefix, enough to tell two tokens apart in a search snapshot id.
+func tokenFingerprint(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(h[:8])
 }
 
 // bearerToken extracts the token of an `Authorization: Bearer <t>` header.
