@@ -13,20 +13,27 @@ import (
 )
 
 // sourceState is one source's position in the merged result. The whole
-// merged paging state lives in the cursor, none on the server.
+// merged paging state lives in the cursor, none on the server. The JSON
+// names stay short: the sealed cursor is printed on every page a model
+// reads.
 type sourceState struct {
-	K string `json:"k"`           // grantTag of the source's grant: guards slot order
-	C string `json:"c,omitempty"` // RS cursor of the page to continue from ("" = first page)
-	O int    `json:"o,omitempty"` // hits of that page already returned
-	R int    `json:"r,omitempty"` // hits of this source returned so far
-	D bool   `json:"d,omitempty"` // exhausted
+	GrantTag string `json:"k"`           // grantTag of the source's grant: guards slot order
+	RSCursor string `json:"c,omitempty"` // RS cursor of the page to continue from ("" = first page)
+	Offset   int    `json:"o,omitempty"` // hits of that page already returned
+	Returned int    `json:"r,omitempty"` // hits of this source returned so far
+	Done     bool   `json:"d,omitempty"` // exhausted
+	// LastHit fingerprints the last hit this source returned (hitPrint):
+	// when the RS no longer honours RSCursor and the search is re-issued,
+	// it tells whether the re-issued ranking still ends the delivered part
+	// where the first one did.
+	LastHit string `json:"l,omitempty"`
 }
 
 type searchCursor struct {
-	V int           `json:"v"`
-	H string        `json:"h"` // binds the cursor to the query arguments
-	S []sourceState `json:"s"`
-	A searchShape   `json:"a"` // the arguments, so the next page needs only cursor
+	Version   int           `json:"v"`
+	QueryHash string        `json:"h"` // binds the cursor to the query arguments
+	Sources   []sourceState `json:"s"`
+	Args      searchShape   `json:"a"` // the arguments, so the next page needs only cursor
 }
 
 // searchShape are the search arguments a cursor continues; limit may
@@ -73,7 +80,7 @@ func (s *Server) openSearchCursor(a *searchArgs) (*searchCursor, *toolError) {
 	if err != nil {
 		return nil, cursorError("cursor", "cursor has an unsupported format; repeat the first search without it")
 	}
-	want := c.A
+	want := c.Args
 	differs := func(param string, given, equal bool) *toolError {
 		if given && !equal {
 			return cursorError(param, param+" differs from the search this cursor continues; omit it (the cursor keeps q, mode, streams, filter and connection_id; limit may change) or repeat the search without cursor")
@@ -116,11 +123,11 @@ func decodeSearchCursor(b []byte) (searchCursor, error) {
 	if err := dec.Decode(&c); err != nil {
 		return c, err
 	}
-	if c.V != 1 {
+	if c.Version != 1 {
 		return c, fmt.Errorf("unknown cursor version")
 	}
-	for _, st := range c.S {
-		if st.O < 0 || st.R < 0 || st.O > 10000 {
+	for _, st := range c.Sources {
+		if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen {
 			return c, fmt.Errorf("cursor out of range")
 		}
 	}
@@ -128,4 +135,19 @@ func decodeSearchCursor(b []byte) (searchCursor, error) {
 		return c, fmt.Errorf("cursor not canonical")
 	}
 	return c, nil
+}
+
+// maxSourceHits bounds the hit count a cursor may claim for one source: a
+// sanity bound on the decoded state, far beyond what a model pages.
+const maxSourceHits = 1_000_000
+
+// hitPrintLen is the length of a hit fingerprint.
+const hitPrintLen = 8
+
+// hitPrint fingerprints a hit by its identity (connection, stream,
+// record): 48 bits of SHA-256, enough to tell the hits of one search
+// apart, and nothing of the record readable from the cursor.
+func hitPrint(h rsclient.SearchHit) string {
+	sum := sha256.Sum256([]byte(h.ConnectionID + "\x1f" + h.Stream + "\x1f" + h.RecordKey))
+	return base64.RawURLEncoding.EncodeToString(sum[:6])
 }
