@@ -44,11 +44,12 @@ type searchShape struct {
 	Streams []string        `json:"st,omitempty"`
 	Filter  json.RawMessage `json:"f,omitempty"`
 	Conn    string          `json:"c,omitempty"`
+	Grant   string          `json:"g,omitempty"`
 	Limit   int             `json:"l,omitempty"`
 }
 
 func (a searchArgs) shape() searchShape {
-	return searchShape{Q: a.Q, Mode: a.Mode, Streams: a.Streams, Filter: canonicalJSON(a.Filter), Conn: a.ConnectionID, Limit: a.Limit}
+	return searchShape{Q: a.Q, Mode: a.Mode, Streams: a.Streams, Filter: canonicalJSON(a.Filter), Conn: a.ConnectionID, Grant: a.GrantID, Limit: a.Limit}
 }
 
 // searchCursorPurpose separates search cursors from other sealed values.
@@ -59,7 +60,11 @@ const searchCursorPurpose = "search page v1"
 // later page may ask for more or fewer hits (issue 11).
 func queryHash(a searchArgs, filter rsclient.Filter) string {
 	f, _ := json.Marshal(filter)
-	h := sha256.Sum256([]byte(strings.Join([]string{a.Q, a.Mode, strings.Join(a.Streams, "\x1f"), a.ConnectionID, string(f)}, "\x1e")))
+	parts := []string{a.Q, a.Mode, strings.Join(a.Streams, "\x1f"), a.ConnectionID, string(f)}
+	if a.GrantID != "" { // only when given, so cursors without one keep their hash
+		parts = append(parts, a.GrantID)
+	}
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x1e")))
 	return base64.RawURLEncoding.EncodeToString(h[:9])
 }
 
@@ -83,7 +88,7 @@ func (s *Server) openSearchCursor(a *searchArgs) (*searchCursor, *toolError) {
 	want := c.Args
 	differs := func(param string, given, equal bool) *toolError {
 		if given && !equal {
-			return cursorError(param, param+" differs from the search this cursor continues; omit it (the cursor keeps q, mode, streams, filter and connection_id; limit may change) or repeat the search without cursor")
+			return cursorError(param, param+" differs from the search this cursor continues; omit it (the cursor keeps q, mode, streams, filter, connection_id and grant_id; limit may change) or repeat the search without cursor")
 		}
 		return nil
 	}
@@ -93,12 +98,13 @@ func (s *Server) openSearchCursor(a *searchArgs) (*searchCursor, *toolError) {
 		differs("streams", a.Streams != nil, slices.Equal(a.Streams, want.Streams)),
 		differs("filter", a.Filter != nil, bytes.Equal(canonicalJSON(a.Filter), want.Filter)),
 		differs("connection_id", a.ConnectionID != "", a.ConnectionID == want.Conn),
+		differs("grant_id", a.GrantID != "", a.GrantID == want.Grant),
 	} {
 		if te != nil {
 			return nil, te
 		}
 	}
-	a.Q, a.Mode, a.Streams, a.Filter, a.ConnectionID = want.Q, want.Mode, want.Streams, want.Filter, want.Conn
+	a.Q, a.Mode, a.Streams, a.Filter, a.ConnectionID, a.GrantID = want.Q, want.Mode, want.Streams, want.Filter, want.Conn, want.Grant
 	if a.Limit == 0 {
 		a.Limit = want.Limit
 	}

@@ -290,7 +290,7 @@ func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchAr
 	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
 		return
 	}
-	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
+	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, GrantID: a.GrantID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
 	if len(page.hits) > 0 {
 		why = "lexical ranking not exhaustive"
@@ -313,6 +313,7 @@ type searchRetry struct {
 	Mode         string          `json:"mode"`
 	Streams      []string        `json:"streams,omitempty"`
 	ConnectionID string          `json:"connection_id,omitempty"`
+	GrantID      string          `json:"grant_id,omitempty"`
 	Filter       json.RawMessage `json:"filter,omitempty"`
 }
 

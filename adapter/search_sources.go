@@ -5,20 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
-// searchSources lists the grants a search reads: the one owning
-// connection_id, else every grant whose streams intersect the request.
-// Every requested stream and the connection_id are checked against the
-// index first, so a name outside the grants costs no RS call.
+// searchSources lists what a search reads: the grant owning connection_id,
+// else the grants whose streams intersect the request, each (connection,
+// stream) read through one grant only, so a hit comes once however many
+// grants cover it (searchOwners). grant_id narrows the search to that
+// grant. Every requested stream and the connection_id are checked against
+// the index first, so a name outside the grants costs no RS call.
 func (set *sourceSet) searchSources(a searchArgs) ([]searchSource, *toolError) {
 	if te := set.checkNames(a.ConnectionID, a.Streams...); te != nil {
 		return nil, te
 	}
-	grants, ix := set.grants, set.ix
 	if a.ConnectionID != "" {
 		g, te := set.route("", a.ConnectionID)
 		if te != nil {
@@ -26,32 +28,206 @@ func (set *sourceSet) searchSources(a searchArgs) ([]searchSource, *toolError) {
 		}
 		return []searchSource{{grant: g, streams: a.Streams, connectionID: a.ConnectionID}}, nil
 	}
+	grants := set.grants
+	if set.picked != "" {
+		g, te := set.pickedSearchGrant(a.Streams)
+		if te != nil {
+			return nil, te
+		}
+		grants = []Grant{g}
+	}
 	if len(grants) == 1 {
 		return []searchSource{{grant: grants[0], streams: a.Streams}}, nil
 	}
+	own := set.searchOwners(grants, a.Streams)
 	var out []searchSource
 	for _, g := range grants {
-		have := ix.GrantStreams(g.Key)
-		if len(a.Streams) == 0 {
-			if len(have) > 0 {
-				out = append(out, searchSource{grant: g})
-			}
-			continue
-		}
-		var both []string
-		for _, st := range a.Streams {
-			if contains(have, st) {
-				both = append(both, st)
-			}
-		}
-		if len(both) > 0 { // never send a grant stream names it does not have
-			out = append(out, searchSource{grant: g, streams: both})
-		}
+		out = append(out, own.sourcesOf(g)...)
 	}
 	if len(out) == 0 { // every grant failed to read and none has a cached index
 		return nil, newAdapterError("source_unavailable", "no grant that could be read has the requested streams; retry shortly, or call schema", field{"param", "streams"})
 	}
+	for _, n := range own.notes { // modeFinds lists the sources again
+		if !slices.Contains(set.warns, n) {
+			set.warns = append(set.warns, n)
+		}
+	}
 	return out, nil
+}
+
+// pickedSearchGrant is the grant grant_id names, when it serves any of
+// the requested streams (any stream when none is requested).
+func (set *sourceSet) pickedSearchGrant(streams []string) (Grant, *toolError) {
+	var serving []string
+	for _, g := range set.grants {
+		have := set.ix.GrantStreams(g.Key)
+		if !slices.ContainsFunc(have, func(st string) bool { return len(streams) == 0 || slices.Contains(streams, st) }) {
+			continue
+		}
+		if g.ID == set.picked {
+			return g, nil
+		}
+		if g.ID != "" && !slices.Contains(serving, g.ID) {
+			serving = append(serving, g.ID)
+		}
+	}
+	return Grant{}, unknownGrantError(set.picked, serving, firstStream(streams), "")
+}
+
+// pair is one (connection, stream) a search reads.
+type pair struct{ connectionID, stream string }
+
+// searchOwnership is which grant reads each (connection, stream) pair of
+// a search over several grants.
+type searchOwnership struct {
+	set    *sourceSet
+	pairs  map[string][]pair // grant key → the pairs it serves, in index order
+	owner  map[pair]string   // pair → the grant key that reads it
+	notes  []warning         // pairs whose grants neither cover the other
+	noted  map[string]bool   // connections already noted
+	wanted []string          // the requested streams (nil = every stream)
+}
+
+// searchOwners assigns every (connection, stream) pair the grants serve to
+// one grant: the only one, else the one whose coverage of the pair
+// includes every other's (tokens of one grant id are one grant). When
+// none does (two grants on one connection, each giving fields or a time
+// window the other lacks) the first in grant order reads it and the page
+// says so, naming the grant_id that searches the other.
+func (set *sourceSet) searchOwners(grants []Grant, streams []string) *searchOwnership {
+	own := &searchOwnership{set: set, pairs: map[string][]pair{}, owner: map[pair]string{}, noted: map[string]bool{}, wanted: streams}
+	servers := map[pair][]string{}
+	var order []pair
+	for _, g := range grants {
+		for st, cov := range set.ix.GrantCoverage(g.Key, "", "") {
+			if len(streams) > 0 && !slices.Contains(streams, st) {
+				continue
+			}
+			conns := cov.Connections
+			if len(conns) == 0 { // a connector without connections: the stream is one source
+				conns = []string{""}
+			}
+			for _, cn := range conns {
+				p := pair{cn, st}
+				own.pairs[g.Key] = append(own.pairs[g.Key], p)
+				if len(servers[p]) == 0 {
+					order = append(order, p)
+				}
+				if !slices.Contains(servers[p], g.Key) {
+					servers[p] = append(servers[p], g.Key)
+				}
+			}
+		}
+	}
+	byName := func(x, y pair) int {
+		return strings.Compare(x.connectionID+"\x1f"+x.stream, y.connectionID+"\x1f"+y.stream)
+	}
+	// Coverage is a map: order the pairs, so the sources (and the slots of
+	// a search cursor) come out the same on every page.
+	slices.SortFunc(order, byName)
+	for k := range own.pairs {
+		slices.SortFunc(own.pairs[k], byName)
+	}
+	for _, p := range order {
+		keys := servers[p]
+		if len(keys) == 1 {
+			own.owner[p] = keys[0]
+			continue
+		}
+		if key, ok := widestGrant(set.ix, keys, p.stream, p.connectionID); ok {
+			own.owner[p] = key
+			continue
+		}
+		own.owner[p] = keys[0]
+		own.note(p, keys)
+	}
+	return own
+}
+
+// note says, once per connection, that its hits come from one of several
+// grants of which none covers the others, and how to search another.
+func (own *searchOwnership) note(p pair, keys []string) {
+	if own.noted[p.connectionID] || len(own.notes) >= maxCandidates {
+		return
+	}
+	own.noted[p.connectionID] = true
+	ix := own.set.ix
+	first := ix.GrantID(keys[0])
+	var others []string
+	for _, id := range grantIDs(ix, keys[1:]) {
+		if id != first && !slices.Contains(others, id) {
+			others = append(others, id)
+		}
+	}
+	label := p.connectionID
+	if e, ok := ix.Connection(p.connectionID); ok && e.DisplayName != "" {
+		label += " (" + e.DisplayName + ")"
+	}
+	msg := fmt.Sprintf("%d grants serve connection %s and none covers the others (each gives fields or records the other lacks), so its hits come from grant %s only", len(keys), label, first)
+	if len(others) > 0 {
+		msg += "; for the other grant's hits, search again with grant_id " + strings.Join(others, " or ")
+	}
+	own.notes = append(own.notes, warning{Code: "grant_chosen", GrantID: first, Message: msg})
+}
+
+// sourcesOf is what grant g reads: nothing when other grants read every
+// pair it serves; one source (the RS fans in over its connections) when
+// it reads them all; else one source per connection, with the streams it
+// reads there.
+func (own *searchOwnership) sourcesOf(g Grant) []searchSource {
+	var mine []pair
+	for _, p := range own.pairs[g.Key] {
+		if own.owner[p] == g.Key {
+			mine = append(mine, p)
+		}
+	}
+	switch {
+	case len(mine) == 0:
+		return nil
+	case len(mine) == len(own.pairs[g.Key]):
+		var both []string
+		for _, p := range mine {
+			if len(own.wanted) > 0 && !slices.Contains(both, p.stream) {
+				both = append(both, p.stream)
+			}
+		}
+		return []searchSource{{grant: g, streams: sortedStreams(both, own.wanted)}}
+	}
+	var out []searchSource
+	byConn := map[string]int{}
+	for _, p := range mine {
+		i, ok := byConn[p.connectionID]
+		if !ok {
+			i = len(out)
+			byConn[p.connectionID] = i
+			out = append(out, searchSource{grant: g, connectionID: p.connectionID})
+		}
+		out[i].streams = append(out[i].streams, p.stream)
+	}
+	for i := range out {
+		out[i].streams = sortedStreams(out[i].streams, own.wanted)
+	}
+	return out
+}
+
+// sortedStreams orders streams as the request named them (the index's
+// order when it named none); nil stays nil (every stream of the grant).
+func sortedStreams(streams, wanted []string) []string {
+	if len(streams) == 0 {
+		return nil
+	}
+	if len(wanted) > 0 {
+		var out []string
+		for _, st := range wanted {
+			if slices.Contains(streams, st) {
+				out = append(out, st)
+			}
+		}
+		return out
+	}
+	out := slices.Clone(streams)
+	slices.Sort(out)
+	return out
 }
 
 // sourceCandidates reads up to limit unreturned hits of one source, from

@@ -18,8 +18,8 @@ var searchTool = toolSpec{
 	Name:  "search",
 	Title: "Search PDPP records",
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
-		"limit caps merged hits across all sources (default 25); continue with cursor=next_cursor alone (it keeps q). " +
-		"Hit ids are self-contained fetch handles.",
+		"limit caps merged hits across sources; continue with cursor=next_cursor alone (it keeps q). " +
+		"Hit ids are fetch handles.",
 	Handle: handleSearch,
 }
 
@@ -32,6 +32,10 @@ type searchArgs struct {
 	Cursor       string          `json:"cursor"`
 	Filter       json.RawMessage `json:"filter"`
 	ConnectionID string          `json:"connection_id"`
+	// GrantID searches only that grant (one of the cached grants; the RS
+	// still enforces it), e.g. the other of two grants that serve one
+	// connection and neither covers the other.
+	GrantID string `json:"grant_id"`
 }
 
 func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -47,7 +51,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return errorResult(te)
 	}
-	set, te := s.sources(ctx)
+	set, te := s.sources(withGrantChoice(ctx, a.GrantID))
 	if te != nil {
 		return errorResult(te)
 	}
@@ -90,7 +94,7 @@ func (a *searchArgs) prepare() (rsclient.Filter, *toolError) {
 	if a.Limit == 0 {
 		a.Limit = defaultSearchLimit
 	}
-	segs := []seg{{"connection_id", a.ConnectionID}}
+	segs := []seg{{"connection_id", a.ConnectionID}, {"grant_id", a.GrantID}}
 	for _, st := range a.Streams {
 		segs = append(segs, seg{"streams", st})
 	}
