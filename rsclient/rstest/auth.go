@@ -24,7 +24,11 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 		return nil, newErr("authentication_error", "", "Missing Bearer token")
 	}
 	if s.ix.expired[tok] {
-		return nil, newErr("authentication_error", "", "Invalid or expired token")
+		// An expired client token: the reference answers 403 grant_expired
+		// without a challenge (introspect's inactive_reason for a client
+		// token past expires_at, reference-implementation/server/auth.ts
+		// and auth-middleware.ts; D13), not 401.
+		return nil, newErr("grant_expired", "", "Grant has expired")
 	}
 	if s.ix.owners[tok] {
 		return &principal{owner: true, token: tokenFingerprint(tok)}, nil

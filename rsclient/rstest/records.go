@@ -300,11 +300,15 @@ func parseProjection(q *query, t *target) (func(string) bool, *apiError) {
 	var want map[string]bool
 	if q.has("fields") {
 		want = map[string]bool{}
+		var unknown []string
 		for _, f := range q.list("fields") {
 			if t.info.propIdx[f] == nil {
-				return nil, newErr("unknown_field", "fields", "Unknown field '%s' for stream '%s'", f, t.info.decl.Name)
+				unknown = append(unknown, f)
 			}
 			want[f] = true
+		}
+		if len(unknown) > 0 {
+			return nil, unknownFieldErr(unknown)
 		}
 	}
 	if v, ok := q.one("view"); ok {
