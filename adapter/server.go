@@ -56,6 +56,13 @@ type Config struct {
 	// slow grant degrades to a warning instead of stalling the answer.
 	// Default 8s.
 	SourceTimeout time.Duration
+	// CallTimeout bounds one tool call as a whole: every RS request it
+	// makes (schema reads, the data read, a fan-out, hit titles), one
+	// after another, shares it, so a resource server that accepts and
+	// never answers costs a call this long, not a per-request timeout
+	// for each sequential request. Default 15s (rsclient's per-request
+	// default).
+	CallTimeout time.Duration
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
 	// Observer, when set, is told about every tool call (metrics).
@@ -107,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = rsclient.DefaultTimeout
 	}
 	s := &Server{
 		cfg:        cfg,
@@ -160,6 +170,8 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		start := time.Now()
 		ctx, release, shutDown := underShutdown(ctx)
 		defer release()
+		ctx, endCall := context.WithTimeout(ctx, s.cfg.CallTimeout)
+		defer endCall()
 		var res *mcp.CallToolResult
 		if shutDown {
 			res = errorResult(cancelledError()) // the transport is closing: answer at once
