@@ -57,6 +57,9 @@ func (set *sourceSet) pickGrant(keys []string, stream, connectionID string) ([]s
 // unknownGrantError answers a grant_id that does not serve the read.
 func unknownGrantError(picked string, serving []string, stream, connectionID string) *toolError {
 	what := "stream " + fmt.Sprintf("%q", stream)
+	if stream == "" { // a search over every stream
+		what = "any stream searched"
+	}
 	if connectionID != "" {
 		what += " on connection " + connectionID
 	}

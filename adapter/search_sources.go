@@ -163,10 +163,13 @@ func (own *searchOwnership) note(p pair, keys []string) {
 	if e, ok := ix.Connection(p.connectionID); ok && e.DisplayName != "" {
 		label += " (" + e.DisplayName + ")"
 	}
-	msg := fmt.Sprintf("%d grants serve connection %s and none covers the others (each gives fields or records the other lacks), so its hits come from grant %s only", len(keys), label, first)
+	// Short: a warning line is cut at maxWarningText, and the step must
+	// survive the cut.
+	msg := fmt.Sprintf("connection %s: hits from grant %s only", label, first)
 	if len(others) > 0 {
-		msg += "; for the other grant's hits, search again with grant_id " + strings.Join(others, " or ")
+		msg += "; grant_id " + strings.Join(others[:min(len(others), 3)], " or ") + " searches the other"
 	}
+	msg += fmt.Sprintf(" (%d grants serve it, none known to cover the others)", len(keys))
 	own.notes = append(own.notes, warning{Code: "grant_chosen", GrantID: first, Message: msg})
 }
 
