@@ -61,8 +61,8 @@ func pageSearchAcross(t *testing.T, srv *adapter.Server, first map[string]any, t
 
 // TestSearchContinuesAcrossTokenRefreshes: the reference RS binds its
 // search cursor to the token that began the search, so a host's refreshed
-// token of the same grant gets 400 invalid_cursor for it (D22; the mock
-// does the same). The adapter's cursor still continues under the new
+// token of the same grant gets 400 invalid_cursor for it (measured on the
+// reference; the mock does the same). The adapter's cursor still continues under the new
 // token: the search is run again and the hits already shown are skipped,
 // so paging with a new token on every page gives exactly the hits, in the
 // order, that paging under one token gives — none repeated, none missed,

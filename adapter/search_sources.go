@@ -301,8 +301,8 @@ func (s *Server) readSource(ctx context.Context, src searchSource, a searchArgs,
 // one the RS gave; the RS still refuses it when the token presenting it
 // is not the one that began the search (the reference binds its search
 // snapshot to the token's authority, so a refreshed token of the same
-// grant is refused: D22, reference-implementation/operations/
-// rs-search-lexical/index.ts) or when its snapshot expired (five minutes
+// grant is refused, as measured on the reference:
+// reference-implementation/operations/rs-search-lexical/index.ts) or when its snapshot expired (five minutes
 // there).
 func rsRefusedCursor(err error) bool {
 	var rsErr *rsclient.Error

@@ -13,7 +13,7 @@ type principal struct {
 	grant *Grant
 	// token fingerprints the bearer that authenticated: the reference
 	// binds search cursors to the presenting token's authority, so a
-	// refreshed token of the same grant cannot continue one (D22).
+	// refreshed token of the same grant cannot continue one.
 	token string
 }
 
@@ -27,7 +27,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 		// An expired client token: the reference answers 403 grant_expired
 		// without a challenge (introspect's inactive_reason for a client
 		// token past expires_at, reference-implementation/server/auth.ts
-		// and auth-middleware.ts; D13), not 401.
+		// and auth-middleware.ts), not 401.
 		return nil, newErr("grant_expired", "", "Grant has expired")
 	}
 	if s.ix.owners[tok] {

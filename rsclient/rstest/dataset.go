@@ -45,7 +45,7 @@ type Dataset struct {
 	OwnerTokens []string
 	// ExpiredTokens are client tokens the RS once issued that are past
 	// their expiry: 403 grant_expired "Grant has expired", no challenge,
-	// as the reference answers them (D13).
+	// as the reference answers them.
 	ExpiredTokens []string
 }
 

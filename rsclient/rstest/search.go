@@ -196,8 +196,8 @@ func (s *Server) searchFilters(q *query, sr *searchReq, streams []string) *apiEr
 // (operations/rs-search-lexical/index.ts and rs-search-semantic/index.ts
 // of reference-implementation): a cursor that does not decode is
 // "malformed"; one whose snapshot was taken for another query, mode or
-// token — a refreshed token of the same grant included (D22) — "does not
-// match this query and grant authority". Neither names a param (D8).
+// token — a refreshed token of the same grant included — "does not
+// match this query and grant authority". Neither names a param.
 func (sr *searchReq) parseCursor(q *query) *apiError {
 	raw, ok := q.one("cursor")
 	if !ok {
@@ -297,7 +297,7 @@ func (sr *searchReq) sources(mode string) int {
 // snapshotID binds a cursor to the exact query and the token that asked:
 // the reference keys its snapshot by an authority key over the query and
 // the token's resolved grant, and a refreshed token of the same grant
-// does not match it (D22, measured on the reference).
+// does not match it (measured on the reference).
 func snapshotID(mode, text string, streams []string, connID string, p *principal, raw string) string {
 	h := fnv.New64a()
 	ss := append([]string(nil), streams...)

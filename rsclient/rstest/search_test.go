@@ -112,7 +112,7 @@ func TestSearchSemanticAndHybrid(t *testing.T) {
 	}
 }
 
-// TestSearchCursorBindsToTheToken: as on the reference (D22), a search
+// TestSearchCursorBindsToTheToken: as on the reference, a search
 // cursor continues under the token that started the search and under no
 // other — not even a refreshed token of the same grant, which the
 // reference refuses with 400 invalid_cursor "Cursor does not match this
