@@ -38,7 +38,7 @@ func TestToolCallLogLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)},
+			a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)},
 				Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: tc.level}))})
 			if err != nil {
 				t.Fatal(err)

@@ -26,10 +26,7 @@ const (
 	// probeTTL: a manifest changes with a connector release, not per call.
 	probeTTL = 10 * time.Minute
 	// probeRetryTTL: a probe set with unanswered calls is asked again soon.
-	probeRetryTTL = schemaErrorTTL
-	// probeWait bounds how long schema(stream) waits for first-time
-	// probes; they go on and fill the cache for the next call.
-	probeWait         = 3 * time.Second
+	probeRetryTTL     = schemaErrorTTL
 	probeCacheEntries = 4096
 )
 
@@ -45,11 +42,11 @@ func newProbeCache(now func() time.Time) *probeCache {
 }
 
 // learnCapabilities fills each source of view whose schema advertises
-// nothing with a probe of the RS, within probeWait of ctx. A source whose
+// nothing with a probe of the RS, within Waits.CapabilityProbe of ctx (the probes go on and fill the cache for the next call). A source whose
 // probe is not done in time keeps Probe nil: the text then says
 // "could not be checked now", never "none".
 func (s *Server) learnCapabilities(ctx context.Context, set *sourceSet, view *schemaindex.StreamView) {
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	ctx, cancel := within(ctx, s.cfg.Waits.CapabilityProbe)
 	defer cancel()
 	var wg sync.WaitGroup
 	for i := range view.Sources {

@@ -35,7 +35,7 @@ func sdkSession(t *testing.T, token string) (*sdk.ClientSession, *testenv.RS) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

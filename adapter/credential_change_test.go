@@ -60,7 +60,7 @@ func TestRewrittenCredentialServesTheNextCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := &fakeCache{token: demodata.GmailToken}
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)},
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)},
 		Reload: cache.load, CacheStamp: cache.stamp, Reconnect: "pdpp connect " + rs.URL, Now: func() time.Time { return time.Unix(0, 0) }})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func TestExpiredGrantIsAWarningOthersServe(t *testing.T) {
 	live := adapter.NewGrant(demodata.SlackToken)
 	live.Expires = now.Add(time.Hour)
 	reloads := 0
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{expired, live}, Reconnect: "pdpp connect " + rs.URL,
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{expired, live}, Reconnect: "pdpp connect " + rs.URL,
 		Reload: func() ([]adapter.Grant, error) { reloads++; return []adapter.Grant{expired, live}, nil }})
 	if err != nil {
 		t.Fatal(err)

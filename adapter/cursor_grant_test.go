@@ -48,7 +48,7 @@ func TestCursorsSurviveARefreshOfTheirGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

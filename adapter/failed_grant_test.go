@@ -53,7 +53,7 @@ func TestFailedGrantIsAWarningEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := &clock{now: time.Now()}
-	srv, err := adapter.New(adapter.Config{RS: rc, Now: clk.Now, SchemaTTL: time.Minute,
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Now: clk.Now, SchemaTTL: time.Minute,
 		Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken)}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestFailedGrantIsNamedByIDAndLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := &clock{now: time.Now()}
-	srv, err := adapter.New(adapter.Config{RS: rc, Now: clk.Now, SchemaTTL: time.Minute,
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Now: clk.Now, SchemaTTL: time.Minute,
 		Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken)}})
 	if err != nil {
 		t.Fatal(err)

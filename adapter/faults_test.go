@@ -44,11 +44,10 @@ func TestRSFaultsBecomeTypedErrors(t *testing.T) {
 			c.call("schema", map[string]any{}) // healthy schema first
 			f := tc.faults
 			rs.Server.SetFaults(&f)
-			start := time.Now()
+			// The slow case's 3 s latency would let the call succeed:
+			// its rs_timeout code is what shows the 500 ms deadline ended
+			// it (no wall-clock bound here: a loaded machine is slow).
 			r := c.call("query_records", map[string]any{"stream": "messages", "limit": 5})
-			if time.Since(start) > 2500*time.Millisecond {
-				t.Errorf("call took %v despite a 500ms deadline", time.Since(start))
-			}
 			var env struct {
 				Error struct {
 					Code string `json:"code"`

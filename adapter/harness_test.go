@@ -152,7 +152,7 @@ func newEnv(t *testing.T, opts testenv.Options, bearers ...string) *env {
 	for i, b := range bearers {
 		grants[i] = adapter.NewGrant(b)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants, Version: "test"})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: grants, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ type hitDetail struct {
 
 func newHitDetailCache(now func() time.Time) *hitDetailCache {
 	return &hitDetailCache{c: softcache.New[hitDetail](softcache.Options{
-		TTL: hitDetailTTL, ErrorTTL: -1, MaxEntries: hitDetailEntries, FetchTimeout: hitDetailBudget, Now: now,
+		TTL: hitDetailTTL, ErrorTTL: -1, MaxEntries: hitDetailEntries, FetchTimeout: docFetchTimeout, Now: now,
 	})}
 }
 

@@ -16,12 +16,8 @@ import (
 // me?" used to cost a fetch per hit (issue 24.5). A search page now reads
 // each hit's title and event-time fields — and only those — from the
 // record detail route, in parallel, bounded by FanOutConcurrency and by
-// hitDetailBudget; a hit whose read fails or runs out of time keeps the
+// Waits.HitTitles; a hit whose read fails or runs out of time keeps the
 // fallback title (source / stream / ingested time).
-
-// hitDetailBudget bounds the whole title read of one page: a page is never
-// held long for its titles. SourceTimeout caps it when smaller.
-const hitDetailBudget = 2 * time.Second
 
 // maxEventTime bounds the event time a hit shows: a timestamp is far
 // shorter; a misnamed field's long text is not shown whole.
@@ -125,8 +121,9 @@ func readFor(f hitFields, h searchHit) hitFields {
 // cache at once; only the others start a read (a repeated or paged search
 // starts none).
 func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage) {
-	budget := min(hitDetailBudget, s.cfg.SourceTimeout)
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	// A page is never held long for its titles: Waits.HitTitles bounds
+	// them all, and Waits.Source caps that when smaller.
+	ctx, cancel := within(ctx, titleWait(s.cfg.Waits))
 	defer cancel()
 	var wg sync.WaitGroup
 	var sem chan struct{}
@@ -191,4 +188,16 @@ func scalarText(raw json.RawMessage) string {
 		return n.String()
 	}
 	return ""
+}
+
+// titleWait is how long a page waits for its titles: Waits.HitTitles, or
+// Waits.Source when that is smaller; Unbounded only when both are.
+func titleWait(w Waits) time.Duration {
+	switch {
+	case w.HitTitles < 0:
+		return w.Source
+	case w.Source < 0:
+		return w.HitTitles
+	}
+	return min(w.HitTitles, w.Source)
 }

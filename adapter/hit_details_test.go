@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
@@ -170,5 +173,57 @@ func TestHitTitlesAcrossStreamsConcurrently(t *testing.T) {
 	}
 	if len(streams) < 2 {
 		t.Fatalf("want hits from several streams, got %v:\n%s", streams, res.text())
+	}
+}
+
+// A page never waits past Waits.HitTitles for its titles: while the RS
+// withholds every record read, the search still answers, each hit with
+// its fallback title. The withheld reads never answer, so the page is the
+// same however fast the machine is.
+func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	withhold := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "/records/") {
+				select { // held until the read gives up or the test ends
+				case <-r.Context().Done():
+				case <-release:
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	rs := testenv.StartRS(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared, Raw: withhold, NoContract: true})
+	t.Cleanup(func() { close(release) }) // before the server's Close waits for them
+	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)},
+		Waits: adapter.Waits{HitTitles: 20 * time.Millisecond, Source: adapter.Unbounded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"q": "invoice", "streams": []string{"messages"}, "limit": 10, "connection_id": demodata.GmailWorkConnectionID}
+	withheld := decodeSearch(t, newClient(t, srv).call("search", args))
+	// The same search where every record read is refused at once: its
+	// titles are the fallbacks by construction.
+	calls := &rsCalls{refuseDetails: true}
+	refused := decodeSearch(t, newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared, Raw: calls.wrap, NoContract: true},
+		demodata.GmailToken).c.call("search", args))
+	if len(withheld.Results) < 3 {
+		t.Fatalf("want several hits, got %d", len(withheld.Results))
+	}
+	titles := func(sr searchResults) []string {
+		var out []string
+		for _, h := range sr.Results {
+			out = append(out, h.ID+" "+h.Title)
+		}
+		return out
+	}
+	if diff := cmp.Diff(titles(refused), titles(withheld)); diff != "" {
+		t.Errorf("titles while the reads are withheld differ from the fallbacks (-fallback +withheld):\n%s", diff)
 	}
 }

@@ -142,7 +142,7 @@ func TestCursorMisuseIsTypedAndCostsNoRSCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(token)}, CursorKey: key, Now: now})
+		a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(token)}, CursorKey: key, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +397,7 @@ func TestCursorsWorkAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}, CursorKey: key})
+		a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}, CursorKey: key})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func TestPackageTokenToolErrorExplains(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkg := rs.Server.MintPackageToken()
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(pkg.AccessToken)}})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(pkg.AccessToken)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestGrantExpiredRereadsCredentials(t *testing.T) {
 	}
 	old := adapter.NewGrant(demodata.GmailToken)
 	var fresh string
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{old}, Reconnect: "pdpp connect",
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{old}, Reconnect: "pdpp connect",
 		Reload: func() ([]adapter.Grant, error) {
 			if fresh == "" {
 				return []adapter.Grant{old}, nil

@@ -24,10 +24,6 @@ const (
 	// failure is retried after a short pause.
 	prmTTL      = 5 * time.Minute
 	prmErrorTTL = 10 * time.Second
-	// prmWait bounds how long a tool waits for the metadata it only uses
-	// to list search modes; the fetch goes on and fills the cache for
-	// later calls.
-	prmWait = 2 * time.Second
 	// docFetchTimeout bounds one RS document fetch, whoever waits for it.
 	docFetchTimeout = rsclient.DefaultTimeout
 )

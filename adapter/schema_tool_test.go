@@ -257,7 +257,7 @@ func newAdapterFor(t *testing.T, rsURL string, bearers ...string) *adapter.Serve
 	for i, b := range bearers {
 		grants[i] = adapter.NewGrant(b)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Grants: grants})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: grants})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,13 +105,13 @@ type sourceRead struct {
 }
 
 // readSources reads every source not yet exhausted concurrently (at most
-// FanOutConcurrency at a time, each within SourceTimeout), so one slow
+// FanOutConcurrency at a time, each within Waits.Source), so one slow
 // grant costs the page its timeout, not the sum. reads[i] is source i's;
 // an exhausted source's is empty.
 func (s *Server) readSources(ctx context.Context, sources []searchSource, a searchArgs, filter rsclient.Filter, state []sourceState) []sourceRead {
 	reads := make([]sourceRead, len(sources))
 	read := func(i int) {
-		sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+		sctx, cancel := within(ctx, s.cfg.Waits.Source)
 		defer cancel()
 		r := &reads[i]
 		*r = s.sourceCandidates(sctx, sources[i], a, filter, state[i])
@@ -352,7 +352,7 @@ func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, fi
 	}
 	answered := false
 	for _, src := range sources {
-		sctx, cancel := context.WithTimeout(ctx, s.cfg.SourceTimeout)
+		sctx, cancel := within(ctx, s.cfg.Waits.Source)
 		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
 			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
 		cancel()

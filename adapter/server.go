@@ -52,10 +52,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (tests). Default time.Now.
 	Now func() time.Time
-	// SourceTimeout bounds each grant's part of a fan-out (search), so one
-	// slow grant degrades to a warning instead of stalling the answer.
-	// Default 8s.
-	SourceTimeout time.Duration
+	// Waits bounds the reads that refine an answer (hit titles, probes,
+	// search metadata, each fan-in source). Zero fields take defaults.
+	Waits Waits
 	// CallTimeout bounds one tool call as a whole: every RS request it
 	// makes (schema reads, the data read, a fan-out, hit titles), one
 	// after another, shares it, so a resource server that accepts and
@@ -109,9 +108,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.SourceTimeout <= 0 {
-		cfg.SourceTimeout = 8 * time.Second
-	}
+	cfg.Waits = cfg.Waits.withDefaults()
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
 	}

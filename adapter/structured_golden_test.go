@@ -157,7 +157,7 @@ func TestStructuredWarningsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken)}})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken)}})
 	if err != nil {
 		t.Fatal(err)
 	}

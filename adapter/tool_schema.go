@@ -145,7 +145,7 @@ func warningLines(warns []warning) []string {
 }
 
 // searchModes lists the retrieval modes the RS advertises; lexical when
-// the metadata cannot be read within prmWait (lexical is always mounted).
+// the metadata cannot be read within Waits.SearchMetadata (lexical is always mounted).
 func (s *Server) searchModes(ctx context.Context) []string {
 	modes, _ := s.offeredModes(ctx)
 	return modes
@@ -159,7 +159,7 @@ var modesUncheckedWarning = warning{Code: "search_modes_unchecked",
 // offeredModes is searchModes and whether the metadata was read: when it
 // was not, lexical (always mounted) is all that is known.
 func (s *Server) offeredModes(ctx context.Context) ([]string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, prmWait)
+	ctx, cancel := within(ctx, s.cfg.Waits.SearchMetadata)
 	defer cancel()
 	prm, err := s.prm.get(ctx, s.rs)
 	if err != nil {

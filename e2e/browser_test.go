@@ -191,7 +191,7 @@ func browserAdapter(t *testing.T, rsURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "e2e"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -893,7 +893,7 @@ func stdioAt(t *testing.T, root string, bearers ...string) *goSession {
 	t.Helper()
 	writeStdioCache(t, root, bearers...)
 	cmd := exec.Command(binPath, "--provider-url", mockRS.RSURL, "--cache-root", root)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, waitForDetails}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "stdio: "}
 	s := connect(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, defaultProtocol)
 	watchProcess(t, cmd, false)

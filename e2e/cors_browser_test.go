@@ -70,7 +70,7 @@ func TestCrossOriginMCPInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "e2e"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)
 	}

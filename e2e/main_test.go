@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/ritest"
 	"github.com/pdpp/pdpp-mcp/internal/testbin"
 )
 
@@ -46,6 +48,10 @@ var (
 	mockRS  mockRSSummary
 )
 
+// waitForDetails is the environment entry that makes an adapter wait for
+// every refining read (its --wait-for-details flag).
+const waitForDetails = "PDPP_MCP_WAIT_FOR_DETAILS=true"
+
 // processTimeout bounds every client process a test runs; a hung client
 // fails its test instead of hanging the suite.
 const processTimeout = 2 * time.Minute
@@ -72,6 +78,13 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	// Every adapter the suite starts waits for its hit titles, probes and
+	// slow sources however long a loaded machine takes: pages never depend
+	// on the machine's speed (servers started with an explicit environment
+	// take waitForDetails).
+	if name, value, _ := strings.Cut(waitForDetails, "="); os.Setenv(name, value) != nil {
+		return 0, errors.New("cannot set " + waitForDetails)
+	}
 	// The binary `make test` built before `go test` started, else one
 	// build here, with no deadline of its own (see internal/testbin).
 	if binPath, err = testbin.Binary(dir); err != nil {
@@ -99,6 +112,9 @@ func setup(m *testing.M) (int, error) {
 	if err := json.Unmarshal([]byte(line), &mockRS); err != nil || mockRS.RSURL == "" {
 		return 0, fmt.Errorf("mockrs ready line %q: %v", line, err)
 	}
+	// The RI tier's reference server starts on the first RI test only
+	// (ritest.Shared) and stops here, by its process group.
+	defer ritest.StopShared()
 	return m.Run(), nil
 }
 

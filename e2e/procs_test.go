@@ -109,7 +109,7 @@ func stdioCommand(t testing.TB, bearers ...string) *exec.Cmd {
 	cmd := exec.Command(binPath, "--provider-url", mockRS.RSURL, "--cache-root", root)
 	// Owner credentials in the environment make the stdio server refuse
 	// to start; keep the test's environment out of it.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, waitForDetails}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "stdio: "}
 	return cmd
 }

@@ -63,7 +63,7 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestHostedGrantExpiredChallengesEveryRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

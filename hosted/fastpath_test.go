@@ -64,7 +64,7 @@ func mockRSAdapter(t *testing.T) *adapter.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestHealthAndReadiness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := adapter.New(adapter.Config{RS: rc})
+		a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,6 +67,9 @@ func startHosted(t *testing.T, opts hosted.Options, cfg adapter.Config) *hostedE
 	if opts.Auth.Now == nil {
 		opts.Auth.Now = cfg.Now
 	}
+	if cfg.Waits == (adapter.Waits{}) {
+		cfg.Waits = adapter.UnboundedWaits // pages must not depend on the machine's speed
+	}
 	srv, err := adapter.New(cfg)
 	if err != nil {
 		t.Fatal(err)

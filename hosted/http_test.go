@@ -31,7 +31,7 @@ func newHandler(t *testing.T, opts hosted.Options) (http.Handler, *testenv.RS) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

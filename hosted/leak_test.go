@@ -110,7 +110,7 @@ func TestBearerNeverLeaks(t *testing.T) {
 			}
 			var produced []string
 			// stdio-style: a fixed source set of several grants.
-			stdio, err := adapter.New(adapter.Config{RS: rc, Logger: logger, Grants: []adapter.Grant{
+			stdio, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Logger: logger, Grants: []adapter.Grant{
 				adapter.NewGrant(demodata.GmailToken), adapter.NewGrant(demodata.SlackToken), adapter.NewGrant(demodata.GitHubToken)}})
 			if err != nil {
 				t.Fatal(err)
@@ -121,7 +121,7 @@ func TestBearerNeverLeaks(t *testing.T) {
 				produced = append(produced, string(out))
 			}
 			// A stdio source set holding an owner token (mislabelled cache).
-			mixed, _ := adapter.New(adapter.Config{RS: rc, Logger: logger, Grants: []adapter.Grant{
+			mixed, _ := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Logger: logger, Grants: []adapter.Grant{
 				adapter.NewGrant(demodata.OwnerToken), adapter.NewGrant(demodata.ExpiredToken)}})
 			for i, c := range leakCalls[:4] {
 				req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": c.method, "params": c.params})
@@ -129,7 +129,7 @@ func TestBearerNeverLeaks(t *testing.T) {
 				produced = append(produced, string(out))
 			}
 			// Hosted: every bearer, every call, full HTTP responses.
-			hostedSrv, _ := adapter.New(adapter.Config{RS: rc, Logger: logger})
+			hostedSrv, _ := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Logger: logger})
 			hs := httptest.NewServer(hosted.New(hostedSrv, hosted.Options{PublicURL: publicURL, Logger: logger}))
 			t.Cleanup(hs.Close)
 			for _, b := range bearers {

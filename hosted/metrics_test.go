@@ -21,7 +21,7 @@ func TestMetricsCountToolsErrorsAndRSStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.SlackToken)}, Observer: m})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Grants: []adapter.Grant{adapter.NewGrant(demodata.SlackToken)}, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestHostedServesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := hosted.NewMetrics()
-	a, err := adapter.New(adapter.Config{RS: rc, Observer: m})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}

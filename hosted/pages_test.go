@@ -42,7 +42,7 @@ func startPagesServerWith(t *testing.T, opts hosted.Options) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

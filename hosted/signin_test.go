@@ -56,7 +56,7 @@ func startRealPosture(t *testing.T, sel hosted.SignInSelection) realPostureEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := adapter.New(adapter.Config{RS: rc, Version: "test"})
+	a, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,6 +134,8 @@ type hostedConfig struct {
 	// SignIn is the operator's source selection for the header-free
 	// sign-in front; unset: no front, the RS's AS is advertised.
 	SignIn hosted.SignInSelection
+	// Waits bounds the reads that only refine a page; zero: defaults.
+	Waits adapter.Waits
 }
 
 // newHostedHandler builds the hosted adapter for one RS.
@@ -151,7 +153,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		return nil, err
 	}
 	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: appVersion(), CursorKey: cfg.CursorKey,
-		Logger: cfg.Logger, Observer: metrics})
+		Logger: cfg.Logger, Observer: metrics, Waits: cfg.Waits})
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +238,7 @@ type serveFlagValues struct {
 	signInDetails, signInConnector                      string
 	logs                                                logFlags
 	lims                                                limitFlags
+	waits                                               *string
 	showVersion                                         bool
 }
 
@@ -266,6 +269,7 @@ func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValue
 	str(&v.signInConnector, "sign-in-connector", "PDPP_MCP_SIGN_IN_CONNECTOR", "", "connector_id a header-free sign-in asks for (one connection of that connector only; enables the sign-in front)")
 	v.logs = addLogFlags(fs, env, "info", "json")
 	v.lims = addLimitFlags(fs, env)
+	v.waits = addWaitFlag(fs, env)
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	return v
 }
@@ -334,6 +338,9 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 	cfg := hostedConfig{RSURL: norm, ServerName: v.serverName, AllowedOrigins: splitList(v.origins),
 		AuthorizationServers: splitList(v.asServers), MaxBodyBytes: maxBody}
 	if cfg.Limits, err = v.lims.parse(); err != nil {
+		return cfg, err
+	}
+	if cfg.Waits, err = parseWaits(*v.waits); err != nil {
 		return cfg, err
 	}
 	if cfg.PublicURL, err = v.checkedOrigins(cfg.AllowedOrigins); err != nil {

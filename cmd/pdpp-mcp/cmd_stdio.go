@@ -40,6 +40,7 @@ flags:
 type stdioFlags struct {
 	providerURL, cacheRoot, serverName string
 	logger                             *slog.Logger
+	waits                              adapter.Waits
 }
 
 // parseStdioFlags reads the stdio flags. --help and --version answer on
@@ -51,6 +52,7 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 	fs.StringVar(&f.cacheRoot, "cache-root", envOr(env, "PDPP_CACHE_ROOT", ".pdpp"), "credential cache directory of 'pdpp connect' (PDPP_CACHE_ROOT)")
 	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "serverInfo name (PDPP_MCP_SERVER_NAME)")
 	logs := addLogFlags(fs, env, "info", "json")
+	waits := addWaitFlag(fs, env)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, stdioUsage, args, stdout, stderr); !ok {
 		return f, code, false
@@ -61,6 +63,10 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 	}
 	var err error
 	if f.logger, err = logs.logger(stderr); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return f, exitUsage, false
+	}
+	if f.waits, err = parseWaits(*waits); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return f, exitUsage, false
 	}
@@ -124,7 +130,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		reconnect = renew
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey}
+		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}

@@ -28,7 +28,7 @@ func TestStdioToolAnswersMatchMCPGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := adapter.New(adapter.Config{RS: rc, Version: "test", Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}})
+	srv, err := adapter.New(adapter.Config{Waits: adapter.UnboundedWaits, RS: rc, Version: "test", Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}})
 	if err != nil {
 		t.Fatal(err)
 	}

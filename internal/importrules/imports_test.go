@@ -19,7 +19,9 @@ import (
 //	hosted ──▶ bearerauth, and the leaves
 //	bearerauth ──▶ no project package, no MCP module
 //	rsclient, schemaindex, contentladder ──▶ no project package, no MCP module
-//	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary)
+//	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary;
+//	                       internal/ritest, which writes the cache they read)
+//	internal/ritest ◀── test files only (it builds and runs the reference server)
 //	internal/softcache, internal/bearer ◀── any layer; they import no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
@@ -27,7 +29,8 @@ import (
 // They are checked on the production import graph (transitively) read from
 // the source with go/build, which needs neither the network nor go.sum.
 // Test files may import helpers freely, except that nothing imports e2e or
-// cmd at all, and only cmd and e2e import internal/credcache. Packages that
+// cmd at all, only cmd, e2e and internal/ritest import internal/credcache,
+// and no production file imports internal/ritest. Packages that
 // do not exist yet are simply absent.
 
 const modulePath = "github.com/pdpp/pdpp-mcp"
@@ -136,6 +139,13 @@ func importViolations(g pkgGraph) []string {
 			report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities")
 		}
 	}
+	for pkg, deps := range g.imports {
+		for _, dep := range deps {
+			if within(dep, "internal/ritest") && !within(pkg, "internal/ritest") {
+				report(pkg, dep, "only test files import internal/ritest")
+			}
+		}
+	}
 	for _, m := range []map[string][]string{g.imports, g.testImports} {
 		for pkg, deps := range m {
 			for _, dep := range deps {
@@ -175,7 +185,7 @@ func testOrProdImportRule(pkg, dep string) string {
 			return "nothing imports " + top
 		}
 	}
-	if within(dep, "internal/credcache") && !withinAny(pkg, "internal/credcache", "cmd", "e2e") {
+	if within(dep, "internal/credcache") && !withinAny(pkg, "internal/credcache", "cmd", "e2e", "internal/ritest") {
 		return "only cmd (and e2e) use internal/credcache"
 	}
 	return ""
@@ -302,8 +312,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"internal/contract":      {"."},
 			"e2e/harness":            nil,
 			"rsclient/internal/wire": nil,
+			"internal/ritest":        {"internal/credcache"},
 		}, testImports: map[string][]string{
-			"e2e": {"internal/credcache", "hosted"},
+			"e2e": {"internal/credcache", "hosted", "internal/ritest"},
 		}, external: map[string][]string{
 			"adapter":    {"github.com/mark3labs/mcp-go/mcp"},
 			"hosted":     {"github.com/mark3labs/mcp-go/server"},
@@ -365,6 +376,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{name: "mock imports the client", graph: pkgGraph{imports: map[string][]string{
 			"rsclient/rstest/internal/aggregation": {"rsclient"},
 		}}, want: []string{"rsclient/rstest/internal/aggregation imports rsclient: rsclient/rstest imports nothing of the adapter side"}},
+		{name: "production code imports the RI harness", graph: pkgGraph{imports: map[string][]string{
+			"e2e/harness":     {"internal/ritest"},
+			"internal/ritest": nil,
+		}}, want: []string{"e2e/harness imports internal/ritest: only test files import internal/ritest"}},
 		{name: "test imports e2e", graph: pkgGraph{testImports: map[string][]string{
 			"adapter": {"e2e/harness"},
 		}}, want: []string{"adapter imports e2e/harness: nothing imports e2e"}},

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -235,28 +236,32 @@ func TestConcurrentCallersShareOneFetch(t *testing.T) {
 
 func TestWaiterDeadlineDoesNotWaitForFetch(t *testing.T) {
 	t.Parallel()
-	c := softcache.New[string](softcache.Options{})
-	b := newBlocking()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err := c.Get(ctx, "k", b.fetch)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the caller's own deadline", err)
-	}
-	// A later caller joins the same fetch rather than starting another.
-	got := make(chan string)
-	go func() {
-		v, _ := c.Get(context.Background(), "k", b.fetch)
-		got <- v
-	}()
-	time.Sleep(5 * time.Millisecond)
-	close(b.release)
-	if v := <-got; v != "shared" {
-		t.Errorf("late caller got %q", v)
-	}
-	if n := b.calls.Load(); n != 1 {
-		t.Errorf("%d fetches, want 1", n)
-	}
+	// In a synctest bubble: the deadline passes on the bubble's clock, and
+	// synctest.Wait knows when the late caller is parked on the fetch.
+	synctest.Test(t, func(t *testing.T) {
+		c := softcache.New[string](softcache.Options{})
+		b := newBlocking()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		_, err := c.Get(ctx, "k", b.fetch)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want the caller's own deadline", err)
+		}
+		// A later caller joins the same fetch rather than starting another.
+		got := make(chan string)
+		go func() {
+			v, _ := c.Get(context.Background(), "k", b.fetch)
+			got <- v
+		}()
+		synctest.Wait() // the late caller waits on the fetch still held
+		close(b.release)
+		if v := <-got; v != "shared" {
+			t.Errorf("late caller got %q", v)
+		}
+		if n := b.calls.Load(); n != 1 {
+			t.Errorf("%d fetches, want 1", n)
+		}
+	})
 }
 
 func TestFetchTimeoutBoundsAFetchThatNeverAnswers(t *testing.T) {

@@ -1,0 +1,4 @@
+import { unavailable } from "./common.js";
+export function createCdpServerBackend() {
+  throw unavailable("createCdpServerBackend");
+}
