@@ -272,16 +272,8 @@ func (s *Server) readSource(ctx context.Context, src searchSource, a searchArgs,
 		if err != nil {
 			return sourceRead{err: err}
 		}
-		if rc := sp.Meta.Recall; rc != nil && ((rc.Complete != nil && !*rc.Complete) || rc.RankingScope == "candidate_window") {
-			r.recall = append(r.recall, recallNote(rc))
-		}
-		r.rsWarns = appendNewWarnings(r.rsWarns, sp.Meta.Warnings)
-		if checkAt >= 0 && checkAt < len(sp.Data) {
-			r.shifted = hitPrint(sp.Data[checkAt]) != pos.lastHit
-			checkAt = -1
-		} else if checkAt >= 0 {
-			checkAt -= len(sp.Data)
-		}
+		r.notePage(sp)
+		checkAt = r.checkLastHit(sp.Data, checkAt, pos.lastHit)
 		for i := skip; i < len(sp.Data); i++ {
 			r.cands = append(r.cands, candidate{hit: sp.Data[i], rank: st.Returned + len(r.cands), cursor: cursor, offset: i, next: sp.NextCursor})
 		}
@@ -294,6 +286,29 @@ func (s *Server) readSource(ctx context.Context, src searchSource, a searchArgs,
 	}
 	r.moreAfter = true
 	return r
+}
+
+// notePage keeps what an RS page says besides its hits: a recall that is
+// not exhaustive, and its warnings.
+func (r *sourceRead) notePage(sp *rsclient.SearchPage) {
+	if rc := sp.Meta.Recall; rc != nil && ((rc.Complete != nil && !*rc.Complete) || rc.RankingScope == "candidate_window") {
+		r.recall = append(r.recall, recallNote(rc))
+	}
+	r.rsWarns = appendNewWarnings(r.rsWarns, sp.Meta.Warnings)
+}
+
+// checkLastHit compares the hit checkAt hits into data (-1: none to
+// check) with the fingerprint lastHit, marking the read shifted when they
+// differ, and returns how far into the next page the check still is.
+func (r *sourceRead) checkLastHit(data []rsclient.SearchHit, checkAt int, lastHit string) int {
+	switch {
+	case checkAt < 0:
+		return -1
+	case checkAt < len(data):
+		r.shifted = hitPrint(data[checkAt]) != lastHit
+		return -1
+	}
+	return checkAt - len(data)
 }
 
 // rsRefusedCursor reports whether err is the RS refusing a search cursor
