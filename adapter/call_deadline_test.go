@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -96,4 +97,45 @@ func TestACallIsBoundedAsAWhole(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAnOutageCostsACallOneDeadline: a grant read before the RS stopped
+// answering, whose cached schema is past its TTL, makes the call read the
+// schema again and then the data, one after the other. Each RS request
+// alone may take rsclient's 15 s, so the call used to take 30 s; with the
+// defaults it ends at its own 15 s deadline, answered from the last
+// readable schema with a typed timeout. On the bubble's clock, as above.
+func TestAnOutageCostsACallOneDeadline(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mock, err := rstest.New(testenv.Dataset(t), rstest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var down atomic.Bool
+		rc, err := rsclient.New(rsclient.Config{BaseURL: "http://rs.test",
+			Transport: withholdingRS{rs: mock, withhold: func(*http.Request) bool { return down.Load() }, until: t.Context()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := adapter.New(adapter.Config{RS: rc, Version: "test", Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(t, srv)
+		count := map[string]any{"stream": "messages", "metric": "count"}
+		if r := c.call("aggregate", count); r.IsError {
+			t.Fatalf("before the outage: %s", r.text())
+		}
+		down.Store(true)
+		time.Sleep(time.Minute) // the bubble's clock passes the schema TTL; no real time passes
+		start := time.Now()
+		r := c.call("aggregate", count)
+		if took := time.Since(start); took != rsclient.DefaultTimeout {
+			t.Errorf("the call took %v of the bubble's clock, want the default call deadline %v", took, rsclient.DefaultTimeout)
+		}
+		if code := r.errorCode(t); code != "rs_timeout" {
+			t.Errorf("answer: %s", r.text())
+		}
+	})
 }
