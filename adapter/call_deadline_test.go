@@ -43,9 +43,9 @@ func (w withholdingRS) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestACallIsBoundedAsAWhole: when the RS accepts requests and never
-// answers, a tool call ends when its own deadline (Config.CallTimeout)
-// does, however many RS requests it makes one after another, and answers
-// a typed error that says the resource server did not answer. The calls
+// answers, a tool call ends when its own deadline (Waits.Call) does,
+// however many RS requests it makes one after another, and answers a
+// typed error that says the resource server did not answer. The calls
 // run in a synctest bubble over an in-memory transport, so the clock they
 // read is the bubble's: the elapsed time is exact and owes nothing to the
 // machine's speed. Each RS request alone may take an hour (rsclient's
@@ -81,7 +81,7 @@ func TestACallIsBoundedAsAWhole(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				srv, err := adapter.New(adapter.Config{RS: rc, Version: "test", CallTimeout: callTimeout,
+				srv, err := adapter.New(adapter.Config{RS: rc, Version: "test", Waits: adapter.Waits{Call: callTimeout},
 					Grants: []adapter.Grant{adapter.NewGrant(demodata.GmailToken)}})
 				if err != nil {
 					t.Fatal(err)

@@ -31,10 +31,10 @@ func (s *Server) addResources() {
 }
 
 // withinCallTimeout bounds a resource read as a whole, as a tool call is
-// (Config.CallTimeout).
+// (Waits.Call).
 func (s *Server) withinCallTimeout(read server.ResourceTemplateHandlerFunc) server.ResourceTemplateHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
+		ctx, cancel := within(ctx, s.cfg.Waits.Call)
 		defer cancel()
 		return read(ctx, req)
 	}

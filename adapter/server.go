@@ -55,13 +55,6 @@ type Config struct {
 	// Waits bounds the reads that refine an answer (hit titles, probes,
 	// search metadata, each fan-in source). Zero fields take defaults.
 	Waits Waits
-	// CallTimeout bounds one tool call as a whole: every RS request it
-	// makes (schema reads, the data read, a fan-out, hit titles), one
-	// after another, shares it, so a resource server that accepts and
-	// never answers costs a call this long, not a per-request timeout
-	// for each sequential request. Default 15s (rsclient's per-request
-	// default).
-	CallTimeout time.Duration
 	// FanOutConcurrency bounds parallel RS calls of one fan-out. Default 8.
 	FanOutConcurrency int
 	// Observer, when set, is told about every tool call (metrics).
@@ -111,9 +104,6 @@ func New(cfg Config) (*Server, error) {
 	cfg.Waits = cfg.Waits.withDefaults()
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
-	}
-	if cfg.CallTimeout <= 0 {
-		cfg.CallTimeout = rsclient.DefaultTimeout
 	}
 	s := &Server{
 		cfg:        cfg,
@@ -167,7 +157,7 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		start := time.Now()
 		ctx, release, shutDown := underShutdown(ctx)
 		defer release()
-		ctx, endCall := context.WithTimeout(ctx, s.cfg.CallTimeout)
+		ctx, endCall := within(ctx, s.cfg.Waits.Call)
 		defer endCall()
 		var res *mcp.CallToolResult
 		if shutDown {
