@@ -107,14 +107,20 @@ func TestDeclaredPostureTextOnlyClient(t *testing.T) {
 	}
 
 	// search, then the semantic retry the text names
+	// The line says in words what to search with (a template's
+	// placeholder run as written finds nothing): the streams it names,
+	// with words the records contain.
 	line := schemaLine(t, text, "search")
-	searchTry := tries(t, line)[0]
-	searchTry["q"] = "invoice"
+	sm := regexp.MustCompile(`search with "streams":\["(\w+)"\] and "q" set to words`).FindStringSubmatch(line)
+	if sm == nil {
+		t.Fatalf("search line says not what to search with: %s", line)
+	}
+	searchTry := map[string]any{"q": "invoice", "streams": []string{sm[1]}}
 	r = e.c.call("search", searchTry)
 	if r.IsError || !strings.Contains(r.text(), "first_fetch_id=") {
 		t.Errorf("search %v from the schema text: %s", searchTry, r.text())
 	}
-	if m := regexp.MustCompile(`add "mode":"(\w+)"`).FindStringSubmatch(line); m == nil {
+	if m := regexp.MustCompile(`"mode":"(\w+)" ranks by meaning`).FindStringSubmatch(line); m == nil {
 		t.Errorf("search line names no other mode to try: %s", line)
 	} else {
 		searchTry["mode"] = m[1]

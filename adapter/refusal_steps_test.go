@@ -50,7 +50,7 @@ func TestRefusalsNameStepsThatWork(t *testing.T) {
 		want []string
 	}{
 		{"filter", "query_records", map[string]any{"stream": "messages", "filter": map[string]any{"from_name": "Priya"}},
-			[]string{`search {"q":"Priya","streams":["messages"]}`, `"sort":"-received_at"`, `"group_by_time":"received_at"`, `schema {"stream":"messages"}`}},
+			[]string{`search {"q":"Priya","streams":["messages"]}`, `"sort":"-received_at"`, `schema {"stream":"messages"}`}},
 		{"aggregate filter", "aggregate", map[string]any{"stream": "messages", "metric": "count", "filter": map[string]any{"from_name": "Priya"}},
 			[]string{`search {"q":"Priya","streams":["messages"]}`}},
 		{"search filter: the same search without it", "search", map[string]any{"q": "invoice", "streams": []string{"messages"}, "filter": map[string]any{"from_name": "Priya"}},

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -187,9 +188,7 @@ func (p *recordPage) layout() {
 			fp := previews[i].fit(sizes[i] - reserved[i] - 1)
 			p.fitted[i] = fp
 			line += " " + fp.text
-			if len(fp.cut) > 0 && p.firstCut == nil {
-				p.firstCut = &cutRef{id: r.ID, field: fp.cut[0]}
-			}
+			p.noteCut(r.ID, previews[i], fp.cut)
 		}
 		p.lines[i] = line
 	}
@@ -209,8 +208,47 @@ func (p *recordPage) withhold(floor []int, fixed int) {
 	p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore = "", "", true
 }
 
-// cutRef names one cut value for the footer's example continuation.
+// cutRef names one cut value for the footer's example continuation;
+// field is "" when no cut value on the page is text.
 type cutRef struct{ id, field string }
+
+// noteCut records the page's example cut value: the first cut member that
+// is text, since read_record_field reads only text fields (the RS refuses
+// a boolean, number or array with field_not_text); until one is seen, the
+// first record with any cut, whose footer then names fetch alone.
+func (p *recordPage) noteCut(id string, pv *preview, cut []string) {
+	if len(cut) == 0 || (p.firstCut != nil && p.firstCut.field != "") {
+		return
+	}
+	for _, name := range cut {
+		// The payload's own id repeats the fetch id: any other text first.
+		if name != "id" && textMember(pv, name) {
+			p.firstCut = &cutRef{id: id, field: name}
+			return
+		}
+	}
+	if slices.Contains(cut, "id") && textMember(pv, "id") {
+		p.firstCut = &cutRef{id: id, field: "id"}
+		return
+	}
+	if p.firstCut == nil {
+		p.firstCut = &cutRef{id: id}
+	}
+}
+
+// textMember reports whether the object preview's top-level member name
+// holds a string (a large base64 value is a binary stub, not a string).
+func textMember(pv *preview, name string) bool {
+	if pv == nil || pv.kind != 'o' {
+		return false
+	}
+	for i, k := range pv.keys {
+		if k == name {
+			return pv.kids[i].kind == 's'
+		}
+	}
+	return false
+}
 
 // cutFooter is the text's line that tells how to read a cut value whole.
 func (p *recordPage) cutFooter(id, fieldName string) string { return "\n" + p.cutHint(id, fieldName) }
@@ -224,8 +262,12 @@ func (p *recordPage) cutHint(id, fieldName string) string {
 		b, _ := json.Marshal(p.focus)
 		fields = string(b)
 	}
+	if fieldName == "" {
+		return fmt.Sprintf("values ending in … are cut; fetch {\"id\":%s} (any listed id) shows a record whole, "+
+			"or ask fewer fields (fields:%s) or a smaller limit", quote(id), fields)
+	}
 	return fmt.Sprintf("values ending in … are cut; read one whole with read_record_field {\"id\":%s,\"field_path\":%s} "+
-		"(any listed id and field), fetch that id, or ask fewer fields (fields:%s) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)), fields)
+		"(any listed id and text field), fetch that id, or ask fewer fields (fields:%s) or a smaller limit", quote(id), quote(truncateBytes(fieldName, 64)), fields)
 }
 
 // maxFocusFields bounds the fields a cut hint suggests asking for.

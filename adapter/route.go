@@ -196,7 +196,9 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 		extras = append(extras, field{"rs_code", rsCode})
 	}
 	extras = append(extras, field{"discovery_hint", "call schema for the granted streams and connections"})
-	return newAdapterError(code, msg+"; call schema for the index", extras...)
+	te := newAdapterError(code, msg+"; call schema for the index", extras...)
+	te.Next = []string{"the granted streams and connections: schema {}"}
+	return te
 }
 
 // rsError maps an RS failure of a read routed through grant g. An RS 401
@@ -205,11 +207,20 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 // failure: a host must not restart sign-in for it. The grant's cached
 // schema is dropped so the next call sees the RS's current grant.
 func (s *Server) rsError(set *sourceSet, g Grant, err error, stream, connectionID string) *toolError {
+	// No RS read for these steps (mayRead false), so no context is needed.
+	return s.rsRefusal(context.Background(), set, g, err, refusedRead{stream: stream, connectionID: connectionID})
+}
+
+// rsRefusal is rsError for a read whose arguments the next steps use: the
+// refused call r (its filter, sort, search), and ctx for the one RS read
+// r.mayRead allows.
+func (s *Server) rsRefusal(ctx context.Context, set *sourceSet, g Grant, err error, r refusedRead) *toolError {
+	stream, connectionID := r.stream, r.connectionID
 	var rsErr *rsclient.Error
 	if !errors.As(err, &rsErr) || rsErr.Status != http.StatusUnauthorized || !strings.HasPrefix(rsErr.Code, "context.") {
 		te := fromError(err)
 		if rsErr != nil && te.Code == rsErr.Code {
-			te.Next = s.refusalSteps(set, g, rsErr, stream, connectionID)
+			te.Next = s.refusalSteps(ctx, set, g, rsErr, r)
 		}
 		return te
 	}

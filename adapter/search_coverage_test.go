@@ -18,7 +18,7 @@ var messagesGaps = []rstest.LexicalGap{
 	{ConnectionID: demodata.GmailPersonalConnectionID, Stream: "messages"},
 }
 
-var retryRE = regexp.MustCompile(`warning search_coverage: .*Retry: search (\{.*\})`)
+var retryRE = regexp.MustCompile(`warning search_coverage: .*To try it: search (\{.*\})`)
 
 // TestLexicalMissNamesTheSemanticRetry proves issue 10.5 on the mock with
 // the real RS's lexical index gap (D5): a lexical search that finds
@@ -79,5 +79,69 @@ func TestLexicalMissRetryKeepsALongQuery(t *testing.T) {
 	}
 	if args["q"] != q || args["mode"] != "semantic" {
 		t.Errorf("retry q %d bytes (want %d), mode %v", len(args["q"].(string)), len(q), args["mode"])
+	}
+}
+
+// TestSemanticIsNeverPresentedAsAMatch: semantic search returns
+// neighbours for any query (as the real RS does), so a lexical miss on
+// nonsense offers the semantic retry only with the caveat that its hits
+// need not contain the words, and the semantic (and hybrid) page itself
+// says its hits are nearest neighbours, in both channels.
+func TestSemanticIsNeverPresentedAsAMatch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+	r := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"messages"}})
+	m := retryRE.FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatalf("no semantic retry after a lexical miss:\n%s", r.text())
+	}
+	line := m[0]
+	if !strings.Contains(line, "nearest") || !strings.Contains(line, "even when none contains these words") {
+		t.Errorf("the retry is offered without saying it returns neighbours, not matches:\n%s", line)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"semantic", "hybrid"} {
+		args["mode"] = mode
+		page := e.c.call("search", args)
+		if page.IsError || !strings.Contains(page.text(), "first_fetch_id=") {
+			t.Fatalf("%s: %s", mode, page.text())
+		}
+		var sc struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal(page.StructuredContent, &sc); err != nil {
+			t.Fatal(err)
+		}
+		if len(sc.Warnings) == 0 || !strings.HasPrefix(sc.Warnings[0], "warning nearest_neighbours: ") ||
+			!strings.Contains(page.text(), "\n"+sc.Warnings[0]+"\n") || !strings.Contains(sc.Warnings[0], "need not contain") {
+			t.Errorf("%s page does not say its hits are neighbours:\n%s\nstructured warnings %q", mode, page.text(), sc.Warnings)
+		}
+	}
+	lex := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
+	if strings.Contains(lex.text(), "nearest_neighbours") {
+		t.Errorf("a lexical page carries the neighbours note:\n%s", lex.text())
+	}
+}
+
+// TestLexicalMissOffersNoRetryThatCannotHelp: over a stream without
+// semantic fields the semantic retry returns nothing but a
+// source_skipped_not_applicable warning, so a lexical miss there offers
+// no retry at all.
+func TestLexicalMissOffersNoRetryThatCannotHelp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)
+	r := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"labels"}})
+	if r.IsError || !strings.HasPrefix(r.text(), "search: 0 hits.") {
+		t.Fatalf("want a lexical miss: %s", r.text())
+	}
+	if strings.Contains(r.text(), "search_coverage") {
+		t.Errorf("a retry that returns nothing is offered:\n%s", r.text())
+	}
+	sem := e.c.call("search", map[string]any{"q": "xyzzyplugh", "streams": []string{"labels"}, "mode": "semantic"})
+	if !strings.Contains(sem.text(), "warning source_skipped_not_applicable: Connection '") {
+		t.Errorf("the semantic search over labels does not say why it is empty:\n%s", sem.text())
 	}
 }

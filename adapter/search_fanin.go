@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -166,7 +165,8 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 		}
 		failed++
 		if failed == len(sources) {
-			return withSearchText(s.rsError(set, sources[i].grant, r.err, firstStream(a.Streams), a.ConnectionID), a.Q)
+			return s.rsRefusal(context.Background(), set, sources[i].grant, r.err,
+				refusedRead{tool: "search", stream: firstStream(a.Streams), connectionID: a.ConnectionID, search: &a})
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
 			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(r.err))})
@@ -269,54 +269,6 @@ func advance(st sourceState, cands []candidate, k int, moreAfter bool) sourceSta
 	return st
 }
 
-// coverageWarning tells a lexical search that found nothing, or whose
-// ranking was not exhaustive, that semantic or hybrid search is offered,
-// with the exact arguments to retry — only when that retry finds
-// something (a stream without semantic fields answers 0 hits, D19). The real RS's lexical index once
-// covered one connection's bodies only while recall claimed complete;
-// semantic and hybrid found the records (D5).
-func (s *Server) coverageWarning(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) {
-	if a.Mode != "lexical" || (len(page.hits) > 0 && len(page.recall) == 0) {
-		return
-	}
-	modes := s.searchModes(ctx)
-	alt := ""
-	for _, m := range []string{"semantic", "hybrid"} {
-		if contains(modes, m) {
-			alt = m
-			break
-		}
-	}
-	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
-		return
-	}
-	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, GrantID: a.GrantID, Filter: canonicalJSON(a.Filter)}
-	why := "no lexical hits"
-	if len(page.hits) > 0 {
-		why = "lexical ranking not exhaustive"
-	}
-	var others []string
-	for _, m := range modes {
-		if m != "lexical" {
-			others = append(others, m)
-		}
-	}
-	page.warnings = append(page.warnings, warning{Code: "search_coverage",
-		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections); %s also offered. Retry: search %s",
-			why, strings.Join(others, "|"), marshalNoEscape(retry))})
-}
-
-// searchRetry is the exact search call a lexical miss suggests: the same
-// arguments in another mode.
-type searchRetry struct {
-	Q            string          `json:"q"`
-	Mode         string          `json:"mode"`
-	Streams      []string        `json:"streams,omitempty"`
-	ConnectionID string          `json:"connection_id,omitempty"`
-	GrantID      string          `json:"grant_id,omitempty"`
-	Filter       json.RawMessage `json:"filter,omitempty"`
-}
-
 // rsSearchWarning is an RS search warning as a page line: its code and
 // message, and the connection (and source) its detail names, so a skipped
 // connection is named even when the RS's message does not (D19).
@@ -338,31 +290,4 @@ func rsSearchWarning(w rsclient.Warning) warning {
 		msg += ")"
 	}
 	return warning{Code: w.Code, Message: msg}
-}
-
-// modeFinds reports whether the search in another mode finds at least one
-// hit: one limit-1 RS search per source, stopping at the first hit. The
-// real RS advertises no search fields to client tokens (D1), so trying is
-// the only way to know a suggested retry is not a dead end. When no source
-// could answer, the retry is still suggested: unchecked is not "none".
-func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, mode string) bool {
-	sources, te := set.searchSources(a)
-	if te != nil {
-		return true
-	}
-	answered := false
-	for _, src := range sources {
-		sctx, cancel := within(ctx, s.cfg.Waits.Source)
-		sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
-			Limit: 1, ConnectionID: src.connectionID, Filter: filter})
-		cancel()
-		if err != nil {
-			continue
-		}
-		if len(sp.Data) > 0 {
-			return true
-		}
-		answered = true
-	}
-	return !answered
 }

@@ -19,6 +19,10 @@ import (
 // one or more JSON argument objects joined by " or ".
 var suggestedCallRE = regexp.MustCompile(`(query_records|aggregate|search|read_record_field|fetch|schema) ((?:\{[^{}]*\})(?: or \{[^{}]*\})*)`)
 
+// placeholderRE finds a template slot in a suggested call ("<words>",
+// "<the value you filtered on>"): run as written it finds nothing.
+var placeholderRE = regexp.MustCompile(`"<[^"<>]+>"`)
+
 // suggestedCalls are every (tool, arguments) a schema(stream) page
 // suggests, read from the text and from structuredContent alike: a host
 // hands the model one or the other.
@@ -82,16 +86,16 @@ func TestEverySuggestedCallWorks(t *testing.T) {
 					t.Fatalf("schema(%s): %s", stream, r.text())
 				}
 				calls := suggestedCalls(t, r)
-				if len(calls) == 0 {
-					t.Errorf("schema(%s) suggests no call:\n%s", stream, r.text())
+				if len(calls) == 0 && !strings.Contains(r.text(), `search with "streams":`) {
+					t.Errorf("schema(%s) suggests no call and no search:\n%s", stream, r.text())
 				}
 				for _, c := range calls {
 					var args map[string]any
 					if err := json.Unmarshal([]byte(c[1]), &args); err != nil {
 						t.Fatalf("schema(%s) suggests %s %s, not JSON: %v", stream, c[0], c[1], err)
 					}
-					if q, ok := args["q"].(string); ok && strings.HasPrefix(q, "<") {
-						args["q"] = "the"
+					if placeholderRE.MatchString(c[1]) {
+						t.Errorf("schema(%s) suggests %s %s: a placeholder, not a call that runs as written", stream, c[0], c[1])
 					}
 					if res := e.c.call(c[0], args); res.IsError {
 						t.Errorf("schema(%s) suggests %s %s; the RS refuses it: %s", stream, c[0], c[1], res.text())
@@ -162,7 +166,7 @@ func TestUncheckedCapabilitiesAreNotClaimedAbsent(t *testing.T) {
 			t.Errorf("%s line with the RS failing: %s", line, got)
 		}
 	}
-	if calls := suggestedCalls(t, r); len(calls) != 1 || calls[0][0] != "search" {
+	if calls := suggestedCalls(t, r); len(calls) != 0 {
 		t.Errorf("suggested calls with unchecked capabilities: %v", calls)
 	}
 	failing.Store(false)

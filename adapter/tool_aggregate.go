@@ -97,7 +97,9 @@ func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.C
 		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,
 	})
 	if err != nil {
-		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
+		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
+			refusedRead{tool: "aggregate", stream: a.Stream, connectionID: a.ConnectionID, filter: filter,
+				metric: a.Metric, field: a.Field, mayRead: true})))
 	}
 	view := newAggregateView(a, agg, set.warns)
 	return textResult(view.text(), view)

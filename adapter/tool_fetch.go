@@ -59,7 +59,8 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 		Fields: a.Fields, Expand: a.Expand, ExpandLimit: expandLimit,
 	})
 	if err != nil {
-		return set.annotate(errorResult(s.rsError(set, g, err, ref.Stream, ref.ConnectionID)))
+		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
+			refusedRead{tool: "fetch", stream: ref.Stream, connectionID: ref.ConnectionID, id: a.ID, fields: a.Fields})))
 	}
 	doc := buildDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL())
 	if len(set.warns) > 0 {

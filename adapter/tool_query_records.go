@@ -95,7 +95,8 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
-		return set.annotate(errorResult(withFilterValue(s.rsError(set, g, err, a.Stream, a.ConnectionID), filter)))
+		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err, refusedRead{tool: "query_records", stream: a.Stream,
+			connectionID: a.ConnectionID, filter: filter, fields: a.Fields, sort: a.Sort, mayRead: true})))
 	}
 	s.nextRecordsCursor(list, a, prev, g)
 	limit := a.Limit

@@ -63,6 +63,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 		return set.annotate(errorResult(te))
 	}
 	s.coverageWarning(ctx, set, a, filter, page)
+	page.noteNeighbours(a.Mode)
 	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
 	return res

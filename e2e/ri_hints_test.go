@@ -38,16 +38,7 @@ var hintPlaceholder = regexp.MustCompile(`<[a-z][a-z _-]*>`)
 // by a substring of its normalized call (hintCall.key) with the reason.
 // Each is reported but does not fail the test; shrink the list as the
 // fixes land.
-var knownBadHints = []struct{ match, reason string }{
-	{`read_record_field {"field_path":"to",`,
-		"the cut-values footer of query_records names a field that was not cut and is no text (to, an array): the RS answers 422 field_not_text"},
-	{`read_record_field {"field_path":"has_attachments",`,
-		"the cut-values footer of query_records names a field that was not cut and is no text (has_attachments, a boolean): the RS answers 422 field_not_text"},
-	{`"q":"<the value you filtered on>"`,
-		"an expand refusal (\"expand[] is not supported for client-token reads\") is taken for a filter refusal: its next steps say client tokens cannot filter and keep the filter-value placeholder"},
-	{`"q":"<words>"`,
-		"schema(stream)'s search line is a template: copied as written it searches for the literal \"<words>\""},
-}
+var knownBadHints = []struct{ match, reason string }{}
 
 // hintCall is one call a page names.
 type hintCall struct {

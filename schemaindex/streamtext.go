@@ -37,9 +37,27 @@ func (v StreamView) notes() []string {
 		out = append(out, fmt.Sprintf("more_sources=%d: call schema(stream, connection_id) for one source", omitted))
 	}
 	if v.ConnectionID == "" && connectionTotal(v.Sources) > 1 {
-		out = append(out, `stream has several connections: pass connection_id to fetch, page, count_distinct or detail:"full"`)
+		out = append(out, v.severalConnectionsNote())
 	}
 	return out
+}
+
+// severalConnectionsNote says what connection_id is for on a stream with
+// several connections: paging one connection (a merged page has no
+// cursor) and detail:"full". count_distinct is named only where a source
+// advertises it: the reference RS refuses it across connections ("scope
+// with connection_id") but, where the manifest declares none, refuses it
+// with connection_id too (server/aggregate-request-validation.ts,
+// requireDeclaredAggregate), so naming it there is a dead end.
+func (v StreamView) severalConnectionsNote() string {
+	for _, s := range v.Sources {
+		for _, a := range s.Aggregations {
+			if a.Kind == "count_distinct" && len(a.Fields) > 0 {
+				return `stream has several connections: pass connection_id to page one connection, for count_distinct, or with detail:"full"`
+			}
+		}
+	}
+	return `stream has several connections: pass connection_id to page one connection or with detail:"full"`
 }
 
 func connectionTotal(ss []StreamSource) int {
@@ -159,15 +177,92 @@ func (s StreamSource) sortText(stream string) string {
 		stream, p.Sort, p.Sort, token(p.Sort))
 }
 
-// projectionExample shows the fields argument with the first granted fields.
+// projectionExample shows the fields argument with the granted fields that
+// say what a record is about (title, time, actor, summary), best first:
+// the first fields in schema order were, on the real RS's alphabetical
+// schema, bcc and cc, empty on every record.
 func (s StreamSource) projectionExample() string {
 	var names []string
-	for _, f := range s.FieldCaps {
-		if f.Caps.Granted && len(names) < 3 {
-			names = append(names, fmt.Sprintf("%q", f.Name))
-		}
+	for _, f := range s.aboutFields(3) {
+		names = append(names, fmt.Sprintf("%q", f))
 	}
 	return "[" + strings.Join(names, ",") + "]"
+}
+
+// Field ranks for aboutFields, lowest first: the order in which the
+// adapter's record pages show members too (adapter/field_order.go).
+const (
+	rankTitle = iota
+	rankTime
+	rankActor
+	rankSummary
+	rankOther
+	rankOwnID
+)
+
+// roleRanks ranks the declared semantic roles.
+var roleRanks = map[string]int{"primary-title": rankTitle, "event-time": rankTime, "actor": rankActor, "secondary": rankSummary}
+
+// nameRanks ranks common field names where no role is declared (the real
+// RS declares none to client tokens).
+var nameRanks = map[string]int{
+	"subject": rankTitle, "title": rankTitle, "name": rankTitle, "filename": rankTitle,
+	"date": rankTime, "time": rankTime, "timestamp": rankTime,
+	"author": rankActor, "sender": rankActor, "user": rankActor, "user_name": rankActor, "owner": rankActor,
+	"snippet": rankSummary, "text": rankSummary, "summary": rankSummary, "description": rankSummary, "body": rankSummary, "content": rankSummary,
+}
+
+// aboutFields are up to n granted fields ranked by what they say about a
+// record: by declared role when the stream declares any, else by name;
+// ties keep schema order.
+func (s StreamSource) aboutFields(n int) []string {
+	roles := false
+	for _, f := range s.FieldCaps {
+		roles = roles || f.Caps.Role != ""
+	}
+	type ranked struct {
+		name string
+		rank int
+	}
+	var all []ranked
+	for _, f := range s.FieldCaps {
+		if f.Caps.Granted {
+			all = append(all, ranked{f.Name, fieldRank(f, roles)})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b ranked) int { return a.rank - b.rank })
+	var out []string
+	for _, r := range all[:min(n, len(all))] {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// fieldRank is a field's rank: its role's, else (when the stream declares
+// no roles) what its name suggests.
+func fieldRank(f Field, roles bool) int {
+	switch {
+	case f.Name == "id":
+		return rankOwnID
+	case f.Caps.Role != "":
+		if r, ok := roleRanks[f.Caps.Role]; ok {
+			return r
+		}
+		return rankOther
+	case roles:
+		return rankOther
+	}
+	n := strings.ToLower(f.Name)
+	if r, ok := nameRanks[n]; ok {
+		return r
+	}
+	switch {
+	case strings.HasSuffix(n, "_at") || strings.HasSuffix(n, "_date") || strings.HasSuffix(n, "_time"):
+		return rankTime
+	case strings.HasPrefix(n, "from"):
+		return rankActor
+	}
+	return rankOther
 }
 
 func (s StreamSource) filtersText() string {
@@ -300,15 +395,18 @@ func (s StreamSource) searchText(stream string) string {
 }
 
 // unadvertisedSearchText is for a stream whose schema advertises nothing:
-// the real RS still searches it, so point at the modes the RS offers.
+// the real RS still searches it, so point at the modes the RS offers. It
+// says in words what to search with rather than printing a call with a
+// placeholder: a template's "<words>" run as written finds nothing
+// lexically and unrelated records semantically.
 func (s StreamSource) unadvertisedSearchText(stream string) string {
 	if len(s.OfferedModes) == 0 {
 		return "search fields not advertised, and the RS advertises no search mode"
 	}
-	out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; try search {"q":"<words>","streams":[%q]}`,
+	out := fmt.Sprintf(`search fields not advertised by the RS, which offers modes=%s; search with "streams":[%q] and "q" set to words the records contain (a name, or words of a subject or title)`,
 		strings.Join(s.OfferedModes, "|"), stream)
 	if alt := semanticFallback(s.OfferedModes); alt != "" {
-		out += fmt.Sprintf(`; if lexical finds nothing, add "mode":%q`, alt)
+		out += fmt.Sprintf(`; if lexical finds nothing, "mode":%q ranks by meaning and returns the nearest records for any words, which need not contain them`, alt)
 	}
 	return out
 }

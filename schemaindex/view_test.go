@@ -77,7 +77,7 @@ func TestStreamTextHasArguments(t *testing.T) {
 	for _, want := range []string{
 		"connector_key=gmail", "connector_key=slack",
 		"cin_3f9a1c0e5b7d2a4c6e8f0a1b(\"Personal Gmail\")", "cin_7b2e4d6f8a0c1e3a5b7d9f0c(\"Work Gmail\")", "cin_5c0e1a2b3d4f5a6b7c8d9e0f(\"Acme Slack\")",
-		`sort:"-received_at"`, `sort:"-sent_at"`, `count:"exact"`, `fields:["id",`,
+		`sort:"-received_at"`, `sort:"-sent_at"`, `count:"exact"`, `fields:["subject",`,
 		"filters: unavailable to this token", "sum=size_bytes", "group_by_time=date|received_at",
 		"subject[t=text,role=primary-title,lex,sem]", "bcc[t=array,g=false]",
 		"attachments(has_many,unusable:related_stream_not_granted", "message_bodies(has_one,usable)",
@@ -174,5 +174,37 @@ func TestStreamErrors(t *testing.T) {
 	var use *UnknownStreamError
 	if _, err := ix.Stream("bodies", "", nil); !errors.As(err, &use) || use.Known[0] != "message_bodies" {
 		t.Errorf("closest name first: %v", err)
+	}
+}
+
+// TestProjectionExampleSaysWhatRecordsAreAbout: the projection example
+// names the fields that say what a record is about — by declared role, or
+// by name where the RS declares none (the real RS's schema for a client
+// token lists bare names alphabetically: bcc and cc first, empty on every
+// record) — never the payload's own id first.
+func TestProjectionExampleSaysWhatRecordsAreAbout(t *testing.T) {
+	t.Parallel()
+	names := func(ns ...string) []Field {
+		var out []Field
+		for _, n := range ns {
+			out = append(out, Field{Name: n, Caps: Caps{Granted: true}})
+		}
+		return out
+	}
+	roled := names("id", "body", "when", "headline")
+	roled[2].Caps.Role, roled[3].Caps.Role = "event-time", "primary-title"
+	for _, tc := range []struct {
+		name   string
+		fields []Field
+		want   string
+	}{
+		{"bare names, alphabetical", names("bcc", "cc", "date", "from_email", "id", "is_draft", "received_at", "snippet", "subject", "to"),
+			`["subject","date","received_at"]`},
+		{"declared roles win over names", roled, `["headline","when","body"]`},
+		{"fewer than three", names("id", "labels"), `["labels","id"]`},
+	} {
+		if got := (StreamSource{FieldCaps: tc.fields}).projectionExample(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

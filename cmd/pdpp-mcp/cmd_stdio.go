@@ -21,8 +21,10 @@ import (
 const stdioUsage = `usage: pdpp-mcp [--provider-url URL] [--cache-root DIR] [--server-name NAME]
 
 Serves the PDPP MCP tools over stdio with the grant-scoped client
-credential(s) that 'pdpp connect <provider-url>' cached. Owner credentials
-are refused. stdout carries only MCP messages; diagnostics go to stderr.
+credential(s) that 'pdpp-mcp connect <provider-url>' (or 'pdpp connect')
+cached, renewing them with the cached refresh token before they expire and
+when the RS refuses them. Owner credentials are refused. stdout carries
+only MCP messages; diagnostics go to stderr.
 
 Each flag also comes from the environment variable shown; a flag on the
 command line wins over the variable, the variable over the default.
@@ -30,7 +32,7 @@ Continuation cursors are sealed with PDPP_MCP_CURSOR_SECRET (or the file
 PDPP_MCP_CURSOR_SECRET_FILE names), else with a secret kept in
 <cache-root>/mcp-cursor-secret (created 0600 on first use), so a saved
 next_cursor continues after a restart.
-other modes: pdpp-mcp serve | demo | mockrs | version | help
+other modes: pdpp-mcp connect | serve | demo | mockrs | version | help
 
 flags:
 `
@@ -98,7 +100,8 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
 	}
-	tokens, path, err := credcache.Load(f.cacheRoot, providerURL, time.Now())
+	renewal := newStdioRenewal(f.cacheRoot, providerURL, stderr)
+	tokens, path, err := renewal.start(ctx, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		var ce *credcache.CredentialError
@@ -113,7 +116,8 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		return exitConfig
 	}
 	logger := f.logger
-	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + appVersion()})
+	rs, err := rsclient.New(rsclient.Config{BaseURL: providerURL, Logger: logger, UserAgent: "pdpp-mcp/" + appVersion(),
+		Transport: stdioTransport(renewal)})
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitUsage
@@ -130,18 +134,19 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		reconnect = renew
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: reconnect, Grants: cachedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits}
+		Reconnect: reconnect, Grants: renewedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}
-	// A running session heals from `pdpp connect` in another terminal: the
-	// adapter re-reads the cache when a token expires or is refused.
+	// A running session heals from `pdpp connect` in another terminal and
+	// renews its token with the cached refresh token: the adapter re-reads
+	// the cache when a token is due, expires or is refused.
 	cfg.Reload = func() ([]adapter.Grant, error) {
-		toks, _, err := credcache.Load(f.cacheRoot, providerURL, time.Now())
+		toks, err := renewal.reload(time.Now())
 		if err != nil {
 			return nil, err
 		}
-		return cachedGrants(toks, owners), nil
+		return renewedGrants(toks, owners), nil
 	}
 	cfg.CacheStamp = func() string { return credcache.Stamp(path) }
 	srv, grants, code, ok := classifiedServer(ctx, cfg, tokens, owners, providerURL, stderr)
@@ -235,7 +240,7 @@ func classifiedServer(ctx context.Context, cfg adapter.Config, tokens []credcach
 		fmt.Fprintf(stderr, "pdpp-mcp: Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter. Run `pdpp connect %s` to cache a grant-scoped client credential.\n", providerURL, providerURL)
 		return nil, 0, exitNoPerm, false
 	}
-	cfg.Grants = cachedGrants(tokens, owners)
+	cfg.Grants = renewedGrants(tokens, owners)
 	if srv, err = adapter.New(cfg); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return nil, 0, exitFailure, false

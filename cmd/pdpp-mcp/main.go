@@ -5,6 +5,8 @@
 //
 //	pdpp-mcp [--provider-url URL] [--cache-root DIR] [--server-name NAME]
 //	    stdio MCP server (default), credentials from the `pdpp connect` cache
+//	pdpp-mcp connect <rs-url> [--sign-in-details FILE | --connector ID] [--cache-root DIR] [--no-browser]
+//	    OAuth sign-in (loopback redirect, PKCE) writing the stdio credential cache with a refresh token
 //	pdpp-mcp serve --provider-url URL [--addr HOST:PORT] [--metrics-addr HOST:PORT]
 //	    hosted Streamable HTTP MCP server at /mcp
 //	pdpp-mcp demo [--addr HOST:PORT] [--rs-addr HOST:PORT] [--cache-root DIR] [--json] [--token-ttl D]
@@ -71,6 +73,7 @@ type subcommand func(ctx context.Context, args []string, env func(string) string
 // by run, as it reads this table.
 var subcommands = map[string]subcommand{
 	"serve":   runServe,
+	"connect": runConnect,
 	"demo":    runDemo,
 	"mockrs":  runMockRS,
 	"stdio":   runStdio,
@@ -81,6 +84,7 @@ const overview = `pdpp-mcp — MCP adapter for a PDPP resource server
 
 usage:
   pdpp-mcp [--provider-url URL] [--cache-root DIR]   stdio MCP server (default)
+  pdpp-mcp connect <rs-url> [flags]                  sign in; writes the credentials stdio reads
   pdpp-mcp serve --provider-url URL [flags]          hosted Streamable HTTP at /mcp
   pdpp-mcp demo                                      mock RS + demo data + hosted adapter
   pdpp-mcp mockrs                                    the mock RS alone

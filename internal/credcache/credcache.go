@@ -1,8 +1,12 @@
-// Package credcache reads the stdio credential cache that `pdpp connect`
-// writes (<cache root>/clients/<host>.json): the scoped client tokens the
-// stdio adapter reads with. Owner credentials anywhere in a file refuse the
-// whole file. It also keeps the stdio cursor secret beside the credentials
-// (CursorSecret). Only cmd uses it; the hosted door takes bearers per request.
+// Package credcache is the stdio credential cache
+// (<cache root>/clients/<host>.json): the scoped client tokens the stdio
+// adapter reads with (Load), as `pdpp connect` and `pdpp-mcp connect`
+// write them (Store), and their renewal with the cached refresh token
+// (Refresher), one writer at a time under a lock file beside the cache.
+// Owner credentials anywhere in a file refuse the whole file; anything but
+// a regular file at the path is refused without blocking. It also keeps
+// the stdio cursor secret beside the credentials (CursorSecret). Only cmd
+// uses it; the hosted door takes bearers per request.
 package credcache
 
 import (
@@ -62,6 +66,17 @@ type cacheFile struct {
 	// file when it is not `pdpp connect` (the demo writes its own cache
 	// and names itself), for the advice a credential_expired error gives.
 	RenewWith string `json:"renew_with"`
+	// TokenEndpoint and Client.ClientID are what a refresh sends to
+	// (`pdpp-mcp connect` writes them; `pdpp connect` writes the client).
+	TokenEndpoint string `json:"token_endpoint"`
+	Client        struct {
+		ClientID string `json:"client_id"`
+	} `json:"client"`
+}
+
+// refreshable reports whether c can be renewed with its refresh token.
+func (cf *cacheFile) refreshable(c cachedCredential) bool {
+	return c.RefreshToken != "" && cf.Client.ClientID != "" && httpURL(cf.TokenEndpoint)
 }
 
 // maxRenewCommand bounds renew_with as an error message repeats it.
@@ -89,11 +104,15 @@ func RenewCommand(cacheRoot, providerURL string) string {
 }
 
 type cachedCredential struct {
-	AccessToken   string `json:"access_token"`
-	TokenType     string `json:"token_type"`
-	ExpiresAt     string `json:"expires_at"`
-	GrantID       string `json:"grant_id"`
-	Scope         string `json:"scope"`
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresAt   string `json:"expires_at"`
+	GrantID     string `json:"grant_id"`
+	Scope       string `json:"scope"`
+	// RefreshToken and ObtainedAt are what `pdpp-mcp connect` adds: the
+	// token a refresh presents and when the access token was issued.
+	RefreshToken  string `json:"refresh_token"`
+	ObtainedAt    string `json:"obtained_at"`
 	PDPPTokenKind string `json:"pdpp_token_kind"`
 	TokenKind     string `json:"token_kind"`
 	Kind          string `json:"kind"`
@@ -176,6 +195,10 @@ type Token struct {
 	// tokens need the RS to classify them before serving; a mislabelled
 	// owner token is still refused by every call's schema read.
 	ClientLabelled bool
+	// RefreshAt is when the token should be renewed with the cached
+	// refresh token (Refresher): 4/5 into its lifetime. Zero when it
+	// cannot be refreshed or does not expire.
+	RefreshAt time.Time
 }
 
 // Load reads every usable scoped client token cached for the provider, in
@@ -216,7 +239,7 @@ type cacheLoad struct {
 // readFile reads and decodes the cache file, bounded in size. A missing
 // file means the provider was never connected.
 func (l cacheLoad) readFile() (*cacheFile, error) {
-	f, err := os.Open(l.path)
+	f, _, err := openRegular(l.path, "credential cache")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &CredentialError{CredNotConnected, fmt.Sprintf("No scoped PDPP credential cached for %s (%s). %s", l.norm, l.path, l.guidance)}
 	}
@@ -233,6 +256,18 @@ func (l cacheLoad) readFile() (*cacheFile, error) {
 		return nil, &CredentialError{CredInvalid, fmt.Sprintf("credential cache %s is not valid JSON. %s", l.path, l.guidance)}
 	}
 	return &cf, nil
+}
+
+// PermissionWarning is a warning when the credential cache file at path
+// (CacheFilePath) lets other users read it, as the cursor secret's check
+// warns: its bearer and refresh token then read the person's data. ""
+// when the file is private or cannot be stat'ed.
+func PermissionWarning(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return othersMayRead(path, "credential cache", st)
 }
 
 // refuseOwner refuses the whole file when it or any entry is labelled
@@ -315,7 +350,12 @@ func usableTokens(cf *cacheFile, now time.Time) (tokens []Token, expired, unusab
 			continue
 		}
 		seen[tok] = true
-		tokens = append(tokens, Token{Value: tok, ExpiresAt: exp, ClientLabelled: c.clientLabelled(cf)})
+		t := Token{Value: tok, ExpiresAt: exp, ClientLabelled: c.clientLabelled(cf)}
+		if cf.refreshable(c) {
+			obtained, _ := time.Parse(time.RFC3339, c.ObtainedAt)
+			t.RefreshAt = refreshPoint(exp, obtained)
+		}
+		tokens = append(tokens, t)
 	}
 	return tokens, expired, unusable
 }

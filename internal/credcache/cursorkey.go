@@ -74,25 +74,14 @@ func createCursorSecret(path string) error {
 // readCursorSecret reads an existing secret file, bounded, without its
 // trailing newline.
 func readCursorSecret(path string) ([]byte, string, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path, "cursor secret")
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("cursor secret %s is not a regular file", path)
-	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxCursorSecretFile+1))
 	if err != nil || len(raw) > maxCursorSecretFile {
 		return nil, "", fmt.Errorf("cursor secret %s is unreadable or too large", path)
 	}
-	var warn string
-	if st.Mode().Perm()&0o077 != 0 {
-		warn = fmt.Sprintf("cursor secret %s is readable by other users (mode %#o); run: chmod 600 %s", path, st.Mode().Perm(), path)
-	}
-	return []byte(strings.TrimRight(string(raw), "\r\n")), warn, nil
+	return []byte(strings.TrimRight(string(raw), "\r\n")), othersMayRead(path, "cursor secret", st), nil
 }

@@ -31,7 +31,7 @@ func Stamp(path string) string {
 		return "absent"
 	}
 	s := fileID(st) + ":" + strconv.FormatInt(st.Size(), 10) + ":" + strconv.FormatInt(st.ModTime().UnixNano(), 10)
-	if time.Since(st.ModTime()) < racyWindow && st.Size() <= maxCredentialFile {
+	if st.Mode().IsRegular() && time.Since(st.ModTime()) < racyWindow && st.Size() <= maxCredentialFile {
 		s += ":" + contentHash(path)
 	}
 	return s
@@ -40,7 +40,7 @@ func Stamp(path string) string {
 // contentHash is a short hash of the file's first maxCredentialFile
 // bytes; "-" when it cannot be read.
 func contentHash(path string) string {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path, "credential cache")
 	if err != nil {
 		return "-"
 	}

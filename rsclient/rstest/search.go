@@ -17,25 +17,33 @@ var searchAllowed = []string{"q", "limit", "cursor", "streams", "filter", "conne
 // authoredFields are copied into authored_at, first present wins.
 var authoredFields = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
 
-// searchCursor is the decoded base64url search cursor.
+// searchCursor is the decoded base64url search cursor. K is a semantic
+// snapshot's per-connection size, fixed by its first page's limit.
 type searchCursor struct {
 	Off  int    `json:"off"`
 	Snap string `json:"snap"`
+	K    int    `json:"k,omitempty"`
 }
 
 // searchReq is a validated search request.
 type searchReq struct {
-	mode     string
-	text     string
-	limit    int
-	off      int
-	targets  map[csKey]*target
-	filters  []filterClause
-	snap     string
-	warnings []any
+	mode  string
+	text  string
+	limit int
+	off   int
+	// perConnection is a semantic snapshot's nearest documents kept per
+	// connection: from the first page's limit, then from the cursor.
+	perConnection int
+	targets       map[csKey]*target
+	filters       []filterClause
+	snap          string
+	warnings      []any
 	// lexicalGap marks the connection streams missing from the lexical
 	// index (Options.LexicalGaps).
 	lexicalGap map[csKey]bool
+	// client is a client-token search: its lexical skipped-source warnings
+	// name no connector, as the reference's do.
+	client bool
 }
 
 // search serves /v1/search and, when mounted, /semantic and /hybrid.
@@ -54,15 +62,21 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		hits, total = s.ix.search.LexicalPage(q, sr.off, sr.limit)
 		hasMore = sr.off+len(hits) < total
 	case modeSemantic:
+		q.PerConnection = sr.perConnection
 		hits, total = s.ix.search.SemanticPage(q, sr.off, sr.limit)
 		hasMore = sr.off+len(hits) < total
 	default:
-		lex, lt := s.ix.search.LexicalPage(q, 0, sr.limit)
+		lex, _ := s.ix.search.LexicalPage(q, 0, sr.limit)
 		qs := q
 		qs.FieldAllowed = sr.fieldAllowed(modeSemantic)
-		sem, st := s.ix.search.SemanticPage(qs, 0, sr.limit)
+		sem, _ := s.ix.search.SemanticPage(qs, 0, sr.limit)
 		lexScore, semScore = scoreMap(lex), scoreMap(sem)
 		hits = searchindex.Hybrid(lex, sem, sr.limit)
+		// has_more says only whether the merge of the two first pages was
+		// cut to limit (reference implementation:
+		// operations/rs-search-hybrid/index.ts, executeSearchHybrid): with
+		// semantic neighbours for any query, "either side has more" would
+		// be true of every hybrid search.
 		union := map[searchindex.DocKey]bool{}
 		for k := range lexScore {
 			union[k] = true
@@ -70,7 +84,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 		for k := range semScore {
 			union[k] = true
 		}
-		hasMore = len(union) > len(hits) || lt > len(lex) || st > len(sem)
+		hasMore = len(union) > len(hits)
 		total = len(hits)
 	}
 	data := []obj{}
@@ -80,7 +94,11 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	body := obj{{"has_more", hasMore}, {"object", "list"}}
 	next := ""
 	if hasMore && mode != modeHybrid {
-		b, _ := json.Marshal(searchCursor{Off: sr.off + len(hits), Snap: sr.snap})
+		sc := searchCursor{Off: sr.off + len(hits), Snap: sr.snap}
+		if mode == modeSemantic {
+			sc.K = sr.perConnection
+		}
+		b, _ := json.Marshal(sc)
 		cur := cursorPrefix(mode) + base64.RawURLEncoding.EncodeToString(b)
 		body = append(body, kv{"next_cursor", cur})
 		next = withParam(c.r.URL.RawQuery, "cursor", cur)
@@ -94,7 +112,7 @@ func (s *Server) search(c *call, mode string) (obj, *apiError) {
 	} else { // semantic and hybrid count nothing (captures 0120, 0121)
 		meta = append(meta, kv{"count", obj{{"kind", "none"}}})
 	}
-	meta = append(meta, kv{"warnings", nonNil(append(sr.warnings, sr.skippedSources(mode)...))})
+	meta = append(meta, kv{"warnings", nonNil(sr.searchWarnings(mode))})
 	body = append(body, kv{"meta", meta}, kv{"url", c.r.URL.Path})
 	return s.finishList(c, body, next), nil
 }
@@ -115,7 +133,7 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	if err := searchGate(c, mode); err != nil {
 		return nil, err
 	}
-	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap}
+	sr := &searchReq{mode: mode, targets: map[csKey]*target{}, lexicalGap: s.ix.lexicalGap, client: !c.p.owner}
 	sr.text, _ = q.one("q")
 	if strings.TrimSpace(sr.text) == "" {
 		return nil, newErr("invalid_request", "q", "q is required and must be non-empty")
@@ -125,6 +143,7 @@ func (s *Server) parseSearch(c *call, mode string) (*searchReq, *apiError) {
 	if w != nil {
 		sr.warnings = append(sr.warnings, w)
 	}
+	sr.perConnection = semanticPerConnection(sr.limit)
 	streams := q.vals["streams"]
 	connID, err := s.searchScope(c, sr, streams)
 	if err != nil {
@@ -213,7 +232,21 @@ func (sr *searchReq) parseCursor(q *query) *apiError {
 		return newErr("invalid_cursor", "", "Cursor does not match this query and grant authority")
 	}
 	sr.off = sc.Off
+	if sc.K > 0 {
+		sr.perConnection = sc.K
+	}
 	return nil
+}
+
+// semanticPerConnection is how many nearest records a semantic snapshot
+// keeps per connection for a first page of limit: the reference's
+// resolveSemanticPerConnectorLimit (server/search-semantic.ts), enough to
+// survive collapsing field hits into records without paying for the
+// public maximum. The reference caps field hits before collapsing them;
+// capping records keeps the same bound.
+func semanticPerConnection(limit int) int {
+	n := max(1, min(limit, 100))
+	return min(100, max(25, (3*n+1)/2, n+10))
 }
 
 // cursorPrefix marks a semantic cursor as the reference RS does
@@ -337,16 +370,40 @@ func (s *Server) firstTarget(targets map[csKey]*target) *target {
 	return best
 }
 
+// searchWarnings are a search's meta.warnings: the request's own, then
+// the sources it skipped. Hybrid runs a lexical and a semantic search and
+// keeps the first warning of each (code, param) pair, its own first, then
+// the lexical ones, then the semantic ones — so of several skipped
+// connections it names only the first (reference implementation:
+// operations/rs-search-hybrid/index.ts, executeSearchHybrid's
+// pushWarning).
+func (sr *searchReq) searchWarnings(mode string) []any {
+	if mode != modeHybrid {
+		return append(sr.warnings, sr.skippedSources(mode)...)
+	}
+	all := append(append(append([]any(nil), sr.warnings...), sr.skippedSources(modeLexical)...), sr.skippedSources(modeSemantic)...)
+	var out []any
+	seen := map[string]bool{}
+	for _, w := range all {
+		o, _ := w.(obj)
+		code, _ := o.get("code")
+		param, _ := o.get("param")
+		key := fmt.Sprint(code) + "::" + fmt.Sprint(param)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, w)
+	}
+	return out
+}
+
 // skippedSources are the real RS's source_skipped_not_applicable warnings
 // (D19): one per searched connection none of whose target streams has a
 // field of the mode, so the search could not look at it (a semantic
-// search over threads answers 200, 0 results and this warning). Hybrid
-// carries its semantic part's warnings, as the reference aggregates its
-// sub-searches'.
+// search over threads answers 200, 0 results and this warning). mode is
+// lexical or semantic; searchWarnings merges both for hybrid.
 func (sr *searchReq) skippedSources(mode string) []any {
-	if mode == modeHybrid {
-		mode = modeSemantic
-	}
 	applies := map[string]bool{}
 	keys := map[string]*target{}
 	for k, t := range sr.targets {
@@ -366,13 +423,20 @@ func (sr *searchReq) skippedSources(mode string) []any {
 	sort.Strings(conns)
 	var out []any
 	for _, c := range conns {
-		t := keys[c]
-		src := t.info.connector.SourceID
-		if src == "" {
-			src = t.info.connector.Key
+		// The reference's client-token lexical plan has no connector id
+		// (source ""); its semantic plan names the binding's connector
+		// (operations/rs-search-lexical/index.ts and
+		// operations/rs-search-semantic/index.ts, executeSearch*, the
+		// skippedSources of resolveClientBindings).
+		src := ""
+		if mode == modeSemantic || !sr.client {
+			t := keys[c]
+			if src = t.info.connector.SourceID; src == "" {
+				src = t.info.connector.Key
+			}
 		}
 		out = append(out, warning("source_skipped_not_applicable", "", obj{{"source", src}, {"connection_id", c}},
-			fmt.Sprintf("Source skipped: no %s search fields are declared for the requested streams", mode)))
+			fmt.Sprintf("Connection '%s' under connector '%s' is not applicable to this query and was skipped.", c, src)))
 	}
 	return out
 }

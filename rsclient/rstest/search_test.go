@@ -178,3 +178,89 @@ func TestLexicalGaps(t *testing.T) {
 		t.Errorf("semantic hits by connection: %v", got)
 	}
 }
+
+// TestSemanticNeighboursForAnyQuery: like the reference RS's vector
+// search, semantic search has no relevance floor — a nonsense query gets
+// limit nearest neighbours and a cursor to more — and hybrid's semantic
+// half does the same, its has_more saying only whether the merge of the
+// two first pages was cut (reference: operations/rs-search-hybrid).
+func TestSemanticNeighboursForAnyQuery(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	for _, tc := range []struct {
+		path     string
+		hits     int
+		hasMore  bool
+		nextCurs bool
+	}{
+		{"/v1/search/semantic?q=xyzzyplugh&limit=2", 2, true, true},
+		{"/v1/search/semantic?q=%21%21%21&limit=1", 1, true, true},
+		{"/v1/search/hybrid?q=xyzzyplugh&limit=2", 2, false, false},
+		{"/v1/search?q=xyzzyplugh&limit=2", 0, false, false},
+	} {
+		r := get(t, ts.URL, tc.path, gmailTok)
+		if r.status != 200 {
+			t.Fatalf("%s: %s", tc.path, r.raw)
+		}
+		if got := len(r.body["data"].([]any)); got != tc.hits || r.body["has_more"] != tc.hasMore || (r.body["next_cursor"] != nil) != tc.nextCurs {
+			t.Errorf("%s: %d hits has_more=%v next_cursor=%v, want %d hits has_more=%v cursor=%v",
+				tc.path, got, r.body["has_more"], r.body["next_cursor"], tc.hits, tc.hasMore, tc.nextCurs)
+		}
+	}
+}
+
+// TestSkippedSourceWarning: a search whose streams have no field of the
+// mode answers 200 with no hits and one source_skipped_not_applicable
+// warning per connection, worded and detailed as the reference's
+// (operations/rs-search-semantic/index.ts, executeSearchSemantic).
+func TestSkippedSourceWarning(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	r := get(t, ts.URL, "/v1/search/semantic?q=report&streams=attachments", ownerTok)
+	if r.status != 200 || len(r.body["data"].([]any)) != 0 {
+		t.Fatalf("%s", r.raw)
+	}
+	ws, _ := at(r.body, "meta", "warnings").([]any)
+	var got []string
+	for _, w := range ws {
+		m := w.(map[string]any)
+		got = append(got, m["code"].(string)+" "+m["message"].(string)+" "+at(m, "detail", "source").(string)+" "+at(m, "detail", "connection_id").(string))
+	}
+	want := []string{
+		"source_skipped_not_applicable Connection '" + connA + "' under connector 'https://registry.pdpp.dev/connectors/gmail' is not applicable to this query and was skipped. https://registry.pdpp.dev/connectors/gmail " + connA,
+		"source_skipped_not_applicable Connection '" + connB + "' under connector 'https://registry.pdpp.dev/connectors/gmail' is not applicable to this query and was skipped. https://registry.pdpp.dev/connectors/gmail " + connB,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSemanticPerConnection: a semantic snapshot keeps as many nearest
+// records per connection as the reference's
+// resolveSemanticPerConnectorLimit gives for the first page's limit.
+func TestSemanticPerConnection(t *testing.T) {
+	t.Parallel()
+	for limit, want := range map[int]int{1: 25, 10: 25, 16: 26, 25: 38, 50: 75, 67: 100, 100: 100, 500: 100} {
+		if got := semanticPerConnection(limit); got != want {
+			t.Errorf("semanticPerConnection(%d) = %d, want %d", limit, got, want)
+		}
+	}
+}
+
+// TestHybridSkippedSourceWarnings: hybrid keeps the first warning of each
+// (code, param) pair of its lexical and semantic halves, as the reference
+// does: over a stream without search fields, one skipped-source warning
+// (the lexical half's first) for two skipped connections.
+func TestHybridSkippedSourceWarnings(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	r := get(t, ts.URL, "/v1/search/hybrid?q=report&streams=attachments", ownerTok)
+	ws, _ := at(r.body, "meta", "warnings").([]any)
+	if r.status != 200 || len(ws) != 1 {
+		t.Fatalf("want one warning: %s", r.raw)
+	}
+	w := ws[0].(map[string]any)
+	if w["code"] != "source_skipped_not_applicable" || at(w, "detail", "connection_id") != connA {
+		t.Errorf("warning %v", w)
+	}
+}

@@ -22,19 +22,16 @@ const (
 // vector is an L2-normalised embedding.
 type vector [EmbeddingDims]float32
 
-// semField is the embedding of one semantic field. feats holds the sorted
-// distinct trigram hashes; any shared word also shares its trigrams, so
-// it decides exactly whether a query shares anything with the field.
+// semField is the embedding of one semantic field.
 type semField struct {
 	field uint16
 	vec   vector
-	feats []uint32
 }
 
 // embedField embeds one field's text.
 func embedField(fi uint16, text string) semField {
-	vec, feats := embed(text)
-	return semField{field: fi, vec: vec, feats: feats}
+	vec, _ := embed(text)
+	return semField{field: fi, vec: vec}
 }
 
 // embed computes the deterministic embedding of text: a signed hashed bag of
@@ -121,19 +118,4 @@ func cosine(a, b *vector) float64 {
 		s += a[i] * b[i]
 	}
 	return float64(s)
-}
-
-// sharesAny reports whether two sorted feature sets intersect.
-func sharesAny(a, b []uint32) bool {
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			return true
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return false
 }

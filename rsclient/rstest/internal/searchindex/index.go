@@ -57,6 +57,10 @@ type Query struct {
 	Text         string
 	Allow        func(DocKey) bool
 	FieldAllowed func(DocKey, string) bool
+	// PerConnection keeps at most this many nearest documents per
+	// connection in a semantic ranking (0: all), as the reference RS's
+	// vector search keeps its k nearest per connection.
+	PerConnection int
 }
 
 // Limits that keep every input and result bounded.

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,20 +18,23 @@ type semScored struct {
 	best uint16 // index into doc.sem
 }
 
-// Semantic returns every allowed document with a semantic field related to
-// q, ranked by cosine distance ascending. See SemanticPage.
+// Semantic returns every allowed document with an allowed semantic field,
+// nearest first. See SemanticPage.
 func (ix *Index) Semantic(q Query) []Hit {
 	hits, _ := ix.SemanticPage(q, 0, math.MaxInt)
 	return hits
 }
 
-// SemanticPage ranks documents by the cosine distance (1 - cos) between the
-// query embedding and their closest allowed semantic field, and returns the
-// hits in [offset, offset+limit) plus the number of ranked documents.
-// Documents without semantic fields never appear, and neither do those at
-// distance >= 1: a field sharing no word or trigram with the query counts as
-// distance exactly 1, so unrelated records do not flood the results. Ties
-// are ordered by (Stream, ConnectionID, RecordID).
+// SemanticPage ranks documents by the cosine distance (1 - cos, in [0, 2])
+// between the query embedding and their closest allowed semantic field, and
+// returns the hits in [offset, offset+limit) plus the number of ranked
+// documents. Like the reference RS's vector search there is no relevance
+// floor: every document with an allowed semantic field is a neighbour, so
+// any query — nonsense included — gets the nearest ones (reference
+// implementation: server/search-semantic.ts, buildSemanticSnapshot, which
+// keeps the k nearest per connection whatever their distance). Documents
+// without semantic fields never appear. Ties are ordered by (Stream,
+// ConnectionID, RecordID).
 //
 // Unlike lexical search this scans every semantic document — the RS's
 // vector search is brute force in spirit as well — but only the returned
@@ -40,10 +44,7 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 	if len(text) > MaxQueryBytes {
 		text = text[:MaxQueryBytes]
 	}
-	qv, qf := embed(text)
-	if len(qf) == 0 {
-		return nil, 0
-	}
+	qv, _ := embed(text)
 	var ranked []semScored
 	var fieldOK []int8
 	for _, id := range ix.semDocs {
@@ -52,11 +53,11 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 			continue
 		}
 		fieldOK = resetMemo(fieldOK, len(dd.fields))
-		best, bestDist := -1, 1.0
+		best, bestDist := -1, math.Inf(1)
 		for si := range dd.sem {
 			sf := &dd.sem[si]
 			d := 1 - cosine(&qv, &sf.vec)
-			if d >= bestDist || !fieldAllowed(dd, q, sf.field, fieldOK) || !sharesAny(qf, sf.feats) {
+			if d >= bestDist || !fieldAllowed(dd, q, sf.field, fieldOK) {
 				continue
 			}
 			best, bestDist = si, d
@@ -65,12 +66,7 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 			ranked = append(ranked, semScored{doc: id, dist: bestDist, best: uint16(best)})
 		}
 	}
-	total = len(ranked)
-	lo, hi := pageBounds(offset, limit, total)
-	if lo >= hi {
-		return nil, total
-	}
-	selectTop(ranked, hi, func(a, b semScored) int {
+	nearer := func(a, b semScored) int {
 		switch {
 		case a.dist < b.dist:
 			return -1
@@ -78,7 +74,16 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 			return 1
 		}
 		return keyCompare(ix.docs[a.doc].key, ix.docs[b.doc].key)
-	})
+	}
+	if q.PerConnection > 0 {
+		ranked = ix.nearestPerConnection(ranked, q.PerConnection, nearer)
+	}
+	total = len(ranked)
+	lo, hi := pageBounds(offset, limit, total)
+	if lo >= hi {
+		return nil, total
+	}
+	selectTop(ranked, hi, nearer)
 	hits = make([]Hit, 0, hi-lo)
 	for _, s := range ranked[lo:hi] {
 		dd := &ix.docs[s.doc]
@@ -93,6 +98,22 @@ func (ix *Index) SemanticPage(q Query, offset, limit int) (hits []Hit, total int
 		})
 	}
 	return hits, total
+}
+
+// nearestPerConnection keeps the k nearest of ranked per connection, in
+// ranking order.
+func (ix *Index) nearestPerConnection(ranked []semScored, k int, nearer func(a, b semScored) int) []semScored {
+	slices.SortFunc(ranked, nearer)
+	kept := ranked[:0]
+	per := map[string]int{}
+	for _, s := range ranked {
+		c := ix.docs[s.doc].key.ConnectionID
+		if per[c] < k {
+			per[c]++
+			kept = append(kept, s)
+		}
+	}
+	return kept
 }
 
 // Excerpt returns the start of text, verbatim, at most maxRunes runes long,

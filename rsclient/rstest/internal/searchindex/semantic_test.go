@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,33 +29,46 @@ func ids(hits []Hit) []string {
 	return out
 }
 
+// TestSemantic: the nearest document comes first, and every allowed
+// document with an allowed semantic field is a neighbour, however
+// unrelated — the reference RS's vector search has no relevance floor.
 func TestSemantic(t *testing.T) {
 	t.Parallel()
 	ix := semCorpus()
+	everySemantic := []string{"meet", "recipe", "zz"}
 	tests := []struct {
-		name string
-		q    Query
-		want []string
+		name  string
+		q     Query
+		first string   // the nearest hit ("" when none)
+		all   []string // every hit, sorted
 	}{
-		{"related doc first, unrelated excluded", Query{Text: "meeting planning"}, []string{"meet"}},
-		{"fuzzy: trigrams relate inflections", Query{Text: "meetings"}, []string{"meet"}},
-		{"chili", Query{Text: "chili beans"}, []string{"recipe"}},
-		{"nothing shared", Query{Text: "xylophone"}, nil},
-		{"empty query", Query{Text: "  ,, "}, nil},
-		{"doc filter", Query{Text: "meeting", Allow: func(k DocKey) bool { return k.RecordID != "meet" }}, nil},
+		{"related doc first, unrelated ones follow", Query{Text: "meeting planning"}, "meet", everySemantic},
+		{"fuzzy: trigrams relate inflections", Query{Text: "meetings"}, "meet", everySemantic},
+		{"chili", Query{Text: "chili beans"}, "recipe", everySemantic},
+		{"nothing shared still gets neighbours", Query{Text: "xylophone"}, "", everySemantic},
+		{"no word at all still gets neighbours", Query{Text: "  ,, "}, "meet", everySemantic},
+		{"doc filter", Query{Text: "meeting", Allow: func(k DocKey) bool { return k.RecordID != "meet" }}, "", []string{"recipe", "zz"}},
 		{"field filter hides every semantic field", Query{Text: "meeting",
-			FieldAllowed: func(_ DocKey, f string) bool { return f == "title" }}, nil},
+			FieldAllowed: func(_ DocKey, f string) bool { return f == "title" }}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ix.Semantic(tt.q)
-			if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
+			sorted := ids(got)
+			slices.Sort(sorted)
+			if diff := cmp.Diff(tt.all, sorted); diff != "" {
 				t.Errorf("Semantic(%q) ids (-want +got):\n%s", tt.q.Text, diff)
 			}
-			for _, h := range got {
-				if h.Score < 0 || h.Score >= 1 {
-					t.Errorf("%s: distance %v outside [0,1)", h.Key.RecordID, h.Score)
+			if tt.first != "" && (len(got) == 0 || got[0].Key.RecordID != tt.first) {
+				t.Errorf("Semantic(%q) first hit: %v, want %s", tt.q.Text, ids(got), tt.first)
+			}
+			for i, h := range got {
+				if h.Score < 0 || h.Score > 2 {
+					t.Errorf("%s: distance %v outside [0,2]", h.Key.RecordID, h.Score)
+				}
+				if i > 0 && h.Score < got[i-1].Score {
+					t.Errorf("%s: distance %v ranked after %v", h.Key.RecordID, h.Score, got[i-1].Score)
 				}
 				if strings.Contains(h.Snippet, "<mark>") {
 					t.Errorf("%s: semantic snippet has marks: %q", h.Key.RecordID, h.Snippet)
@@ -72,12 +86,15 @@ func TestSemanticHitShape(t *testing.T) {
 		Key: DocKey{"c1", "mail", "meet"}, Score: got[0].Score, MatchedFields: []string{"body"},
 		SnippetField: "body", Snippet: "Agenda for the planning meeting next week", Sources: []string{SourceSemantic},
 	}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	if len(got) == 0 {
+		t.Fatal("no hits")
+	}
+	if diff := cmp.Diff(want, got[:1]); diff != "" {
+		t.Errorf("nearest hit (-want +got):\n%s", diff)
 	}
 	// Hiding the best field falls back to the other semantic field.
 	got = ix.Semantic(Query{Text: "agenda for next week planning", FieldAllowed: func(_ DocKey, f string) bool { return f != "body" }})
-	if len(got) != 1 || got[0].SnippetField != "subject" {
+	if len(got) == 0 || got[0].Key.RecordID != "meet" || got[0].SnippetField != "subject" {
 		t.Errorf("with body hidden: %+v, want the subject field", got)
 	}
 }
@@ -201,4 +218,37 @@ func FuzzExcerpt(f *testing.F) {
 			t.Fatalf("Excerpt(%q, %d) has %d runes", text, n, c)
 		}
 	})
+}
+
+// TestSemanticPerConnection: with PerConnection k, each connection keeps
+// its k nearest documents, and the ranking and paging run over those.
+func TestSemanticPerConnection(t *testing.T) {
+	t.Parallel()
+	ix := New()
+	for _, c := range []string{"c1", "c2"} {
+		for _, id := range []string{"a", "b", "c", "d"} {
+			ix.Add(Doc{Key: DocKey{c, "s", id}, Fields: []Field{{Name: "t", Text: "text " + id, Semantic: true}}})
+		}
+	}
+	all, total := ix.SemanticPage(Query{Text: "text a", PerConnection: 2}, 0, 100)
+	if total != 4 || len(all) != 4 {
+		t.Fatalf("total %d, %d hits; want 2 per connection", total, len(all))
+	}
+	per := map[string]int{}
+	for _, h := range all {
+		per[h.Key.ConnectionID]++
+	}
+	if per["c1"] != 2 || per["c2"] != 2 {
+		t.Errorf("per connection: %v", per)
+	}
+	if all[0].Key.RecordID != "a" {
+		t.Errorf("nearest first: %v", ids(all))
+	}
+	page, total := ix.SemanticPage(Query{Text: "text a", PerConnection: 2}, 1, 2)
+	if diff := cmp.Diff(ids(all[1:3]), ids(page)); diff != "" || total != 4 {
+		t.Errorf("page (-want +got):\n%s total %d", diff, total)
+	}
+	if _, total := ix.SemanticPage(Query{Text: "text a"}, 0, 1); total != 8 {
+		t.Errorf("uncapped total %d, want 8", total)
+	}
 }
