@@ -48,7 +48,7 @@ func FuzzParseFilter(f *testing.F) {
 // FuzzDecodeSearchCursor: arbitrary payloads never panic and decode only
 // to in-range states, and only from their one canonical spelling.
 func FuzzDecodeSearchCursor(f *testing.F) {
-	f.Add(encodeSearchCursor(searchCursor{Version: 1, QueryHash: "h", Sources: []sourceState{{GrantTag: "abcdefgh", RSCursor: "c", Offset: 3, Returned: 9, LastHit: "AAAAAAAA"}},
+	f.Add(encodeSearchCursor(searchCursor{Version: 1, QueryHash: "h", Sources: []sourceState{{GrantTag: "abcdefgh", RSCursor: "c", Offset: 3, Returned: 9, FirstLimit: 25, LastHit: "AAAAAAAA"}},
 		Args: searchShape{Q: "roadmap", Mode: "lexical", Streams: []string{"messages"}, Limit: 5}}))
 	f.Add([]byte(""))
 	f.Add([]byte(`{"v":1}`))
@@ -64,7 +64,8 @@ func FuzzDecodeSearchCursor(f *testing.F) {
 			t.Fatalf("version %d accepted", c.Version)
 		}
 		for _, st := range c.Sources {
-			if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen {
+			if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen ||
+				st.FirstLimit < 0 || st.FirstLimit > maxRSPage {
 				t.Fatalf("out-of-range state %+v", st)
 			}
 		}

@@ -22,6 +22,13 @@ type sourceState struct {
 	Offset   int    `json:"o,omitempty"` // hits of that page already returned
 	Returned int    `json:"r,omitempty"` // hits of this source returned so far
 	Done     bool   `json:"d,omitempty"` // exhausted
+	// FirstLimit is the limit of the source's first RS read, which shaped
+	// the RS's result set (the reference keeps a semantic snapshot of the
+	// nearest max(25, 1.5×limit, limit+10) records per connection:
+	// resolveSemanticPerConnectorLimit in reference-implementation/server/
+	// search-semantic.ts): a re-issued search asks for the same, so it
+	// ranks the same records.
+	FirstLimit int `json:"n,omitempty"`
 	// LastHit fingerprints the last hit this source returned (hitPrint):
 	// when the RS no longer honours RSCursor and the search is re-issued,
 	// it tells whether the re-issued ranking still ends the delivered part
@@ -133,7 +140,8 @@ func decodeSearchCursor(b []byte) (searchCursor, error) {
 		return c, fmt.Errorf("unknown cursor version")
 	}
 	for _, st := range c.Sources {
-		if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen {
+		if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen ||
+			st.FirstLimit < 0 || st.FirstLimit > maxRSPage {
 			return c, fmt.Errorf("cursor out of range")
 		}
 	}

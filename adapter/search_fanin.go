@@ -49,7 +49,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	hash := queryHash(a, filter)
-	state, te := resumeState(sources, hash, prev)
+	state, te := resumeState(sources, hash, a.Limit, prev)
 	if te != nil {
 		return nil, te
 	}
@@ -72,10 +72,11 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 // resumeState is the per-source paging state this page starts from: fresh
 // for a first page, or the cursor's, which must have been issued for the
 // same search arguments (hash) over the same grants in the same order.
-func resumeState(sources []searchSource, hash string, prev *searchCursor) ([]sourceState, *toolError) {
+func resumeState(sources []searchSource, hash string, firstLimit int, prev *searchCursor) ([]sourceState, *toolError) {
 	state := make([]sourceState, len(sources))
 	for i, src := range sources {
 		state[i].GrantTag = grantTag(src.grant)
+		state[i].FirstLimit = min(firstLimit, maxRSPage)
 	}
 	if prev == nil {
 		return state, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -44,7 +45,7 @@ func pageSearchAcross(t *testing.T, srv *adapter.Server, first map[string]any, t
 	t.Helper()
 	var ids, warns []string
 	args := first
-	for page := 0; page < 50; page++ {
+	for page := 0; page < 100; page++ {
 		p := decodeSearchPage(t, hostedCall(t, srv, token(page), "search", args))
 		for _, h := range p.Hits {
 			ids = append(ids, h[0])
@@ -55,7 +56,7 @@ func pageSearchAcross(t *testing.T, srv *adapter.Server, first map[string]any, t
 		}
 		args = map[string]any{"cursor": p.NextCursor}
 	}
-	t.Fatalf("search did not end in 50 pages")
+	t.Fatalf("search did not end in 100 pages")
 	return nil, nil
 }
 
@@ -66,7 +67,7 @@ func pageSearchAcross(t *testing.T, srv *adapter.Server, first map[string]any, t
 // token: the search is run again and the hits already shown are skipped,
 // so paging with a new token on every page gives exactly the hits, in the
 // order, that paging under one token gives — none repeated, none missed,
-// and no warning.
+// and no warning that the ranking moved.
 func TestSearchContinuesAcrossTokenRefreshes(t *testing.T) {
 	t.Parallel()
 	rs := testenv.StartRS(t, testenv.Options{})
@@ -84,14 +85,13 @@ func TestSearchContinuesAcrossTokenRefreshes(t *testing.T) {
 	}{
 		{"lexical over both connections", map[string]any{"q": "invoice", "limit": 2}},
 		{"lexical, one connection, pages past one RS page", map[string]any{"q": "the", "limit": 40, "connection_id": demodata.GmailWorkConnectionID}},
-		{"semantic", map[string]any{"q": "project update", "mode": "semantic", "limit": 3}},
+		{"semantic", map[string]any{"q": "project update", "mode": "semantic", "limit": 20}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			want, warns := pageSearchAcross(t, srv, tc.args, func(int) string { return demodata.GmailToken })
-			t.Logf("%d hits", len(want))
-			if len(want) < 3 || len(warns) > 0 {
-				t.Fatalf("the proof needs several pages and no warning: %d hits, warnings %q", len(want), warns)
+			if len(want) < 3 || restarted(warns) {
+				t.Fatalf("the proof needs several pages and no restart: %d hits, warnings %q", len(want), warns)
 			}
 			got, warns := pageSearchAcross(t, srv, tc.args, func(page int) string {
 				if page == 0 {
@@ -106,11 +106,17 @@ func TestSearchContinuesAcrossTokenRefreshes(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("hits paged across refreshes differ from one token's (-one token +refreshed):\n%s", diff)
 			}
-			if len(warns) > 0 {
-				t.Errorf("a continuation over unchanged data warns: %q", warns)
+			if restarted(warns) {
+				t.Errorf("a continuation over unchanged data warns that the ranking moved: %q", warns)
 			}
 		})
 	}
+}
+
+// restarted reports whether a page said its search ran again over
+// results that moved.
+func restarted(warns []string) bool {
+	return slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "search_restarted") })
 }
 
 // TestSearchRestartSaysWhenTheRankingMoved: when the re-issued search no

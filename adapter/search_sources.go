@@ -254,6 +254,9 @@ type sourcePosition struct {
 	cursor  string
 	skip    int
 	lastHit string
+	// firstLimit, when set, is the limit of the first RS read (the one
+	// that shapes the RS's result set); later reads ask for what is left.
+	firstLimit int
 }
 
 // readSource reads up to a.Limit hits of src from pos, over at most pages
@@ -268,7 +271,7 @@ func (s *Server) readSource(ctx context.Context, src searchSource, a searchArgs,
 	}
 	for n := 0; n < pages && len(r.cands) < a.Limit; n++ {
 		sp, _, err := s.rs.Search(ctx, src.grant.Bearer, rsclient.SearchQuery{Mode: a.Mode, Q: a.Q, Streams: src.streams,
-			Limit: min(a.Limit+skip, maxRSPage), Cursor: cursor, ConnectionID: src.connectionID, Filter: filter})
+			Limit: pos.limit(n, a.Limit+skip), Cursor: cursor, ConnectionID: src.connectionID, Filter: filter})
 		if err != nil {
 			return sourceRead{err: err}
 		}
@@ -286,6 +289,14 @@ func (s *Server) readSource(ctx context.Context, src searchSource, a searchArgs,
 	}
 	r.moreAfter = true
 	return r
+}
+
+// limit is the RS limit of read n (0-based) that wants want hits.
+func (pos sourcePosition) limit(n, want int) int {
+	if n == 0 && pos.firstLimit > 0 {
+		return pos.firstLimit
+	}
+	return min(want, maxRSPage)
 }
 
 // notePage keeps what an RS page says besides its hits: a recall that is
@@ -341,8 +352,12 @@ func (s *Server) reissueSearch(ctx context.Context, src searchSource, a searchAr
 			fmt.Sprintf("the resource server no longer continues this search (it binds its search cursor to the token that began the search, and a refreshed token is another; or the search expired), and this search is %d hits into one source, more than the %d that are re-read to continue it; repeat the search narrowed with streams, connection_id or filter", st.Returned, maxReissueSkip),
 			field{"param", "cursor"})}
 	}
-	pages := (st.Returned+a.Limit+maxRSPage-1)/maxRSPage + 1
-	r := s.readSource(ctx, src, a, filter, st, sourcePosition{skip: st.Returned, lastHit: st.LastHit}, pages)
+	first := st.FirstLimit
+	if first == 0 { // a cursor from before FirstLimit: the first read asks for what is wanted
+		first = min(st.Returned+a.Limit, maxRSPage)
+	}
+	pages := 1 + (max(0, st.Returned+a.Limit-first)+maxRSPage-1)/maxRSPage + 1
+	r := s.readSource(ctx, src, a, filter, st, sourcePosition{skip: st.Returned, lastHit: st.LastHit, firstLimit: first}, pages)
 	if r.err == nil && r.shifted {
 		r.notes = append(r.notes, warning{Code: "search_restarted",
 			Message: fmt.Sprintf("the resource server no longer continued this search from the last page (its cursor is bound to the token that began the search, or it expired), so the search ran again and skipped the %d hits already shown; the results changed since, so a hit may repeat or be missing", st.Returned)})
