@@ -12,6 +12,7 @@ all: build
 ## build: a static binary, as released (no cgo: a desktop host spawns the
 ## stdio adapter per session, and the dynamic loader cost ~3 ms of it).
 build:
+	@echo "== building $(BIN) (go build; on a cold cache it first compiles every dependency, a minute or more)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN) ./cmd/pdpp-mcp
 
 ## demo: embedded mock RS + demo data + hosted adapter on loopback. A taken

@@ -136,8 +136,10 @@ func TestCatalogBudgets(t *testing.T) {
 	if err := json.Compact(&compact, raw); err != nil {
 		t.Fatal(err)
 	}
-	if n := compact.Len(); n > 10240 {
-		t.Errorf("tools/list tools array is %d bytes compact; budget 10240", n)
+	// 10 KiB plus the line each description ends with (structuredContent
+	// is the whole page: a script prints it alone).
+	if n := compact.Len(); n > 10752 {
+		t.Errorf("tools/list tools array is %d bytes compact; budget 10752", n)
 	} else {
 		t.Logf("tools/list tools array: %d bytes compact", n)
 	}
@@ -210,4 +212,28 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A script a host runs on results (Codex's code mode) gets content and
+// structuredContent together: every description and the instructions say
+// that structuredContent alone is the whole page, and query_records says
+// its cursor goes with the same stream and connection_id (the cursor is
+// refused without them), as the instructions do.
+func TestToolDescriptionsSayWhatAScriptPrints(t *testing.T) {
+	t.Parallel()
+	tools, _ := listTools(t)
+	for _, tl := range tools {
+		if !strings.Contains(tl.Description, "structuredContent is the whole page: print it alone.") {
+			t.Errorf("%s description does not say structuredContent is the whole page: %s", tl.Name, tl.Description)
+		}
+		if tl.Name == "query_records" {
+			if !strings.Contains(tl.Description, "cursor=next_cursor plus the same stream and connection_id") ||
+				strings.Contains(tl.Description, "next_cursor alone") {
+				t.Errorf("query_records description does not say cursor goes with the same stream and connection_id: %s", tl.Description)
+			}
+		}
+	}
+	if !strings.Contains(adapter.Instructions, "prints structuredContent alone") {
+		t.Errorf("instructions do not say a script prints structuredContent alone:\n%s", adapter.Instructions)
+	}
 }

@@ -23,6 +23,26 @@ const CodeCredentialExpired = "credential_expired"
 // (another Stamp) is read at once, still once for a burst.
 const reloadInterval = time.Second
 
+// MaxGrants caps the grants of one stdio session: every call reads each
+// grant's schema (and search asks each grant), so a credential cache of
+// thousands of grants would cost thousands of RS requests per call.
+const MaxGrants = 64
+
+// refusedBackoff is how long a grant whose token the RS refused is not
+// asked again: a cache full of dead tokens would otherwise cost one RS
+// request per dead token on every call. A changed credential cache (new
+// tokens, new keys) is read at once as always.
+const refusedBackoff = time.Minute
+
+// checkGrantCount refuses a credential cache with more than MaxGrants
+// grants, saying what to do.
+func checkGrantCount(n int) error {
+	if n > MaxGrants {
+		return fmt.Errorf("the credential cache holds %d grants; a session serves at most %d (every call reads each grant): remove the grants you no longer use from the cache", n, MaxGrants)
+	}
+	return nil
+}
+
 // credentialSet is the stdio adapter's current grants and how to renew
 // them. Without a reload function the set is fixed.
 type credentialSet struct {
@@ -42,10 +62,17 @@ type credentialSet struct {
 	reads *softcache.Cache[[]Grant]
 	// lastErr is the last re-read's failure, shown in credential_expired.
 	lastErr string
+	// refused holds, per token key, until when the RS's refusal of that
+	// token stands: it is not asked again before then.
+	refusals map[string]time.Time
+	now      func() time.Time
 }
 
 func newCredentialSet(grants []Grant, load func() ([]Grant, error), stamp func() string, reconnect string, now func() time.Time) *credentialSet {
-	c := &credentialSet{grants: grants, load: load, stamp: stamp, reconnect: reconnect,
+	if now == nil {
+		now = time.Now
+	}
+	c := &credentialSet{grants: grants, load: load, stamp: stamp, reconnect: reconnect, now: now, refusals: map[string]time.Time{},
 		reads: softcache.New[[]Grant](softcache.Options{TTL: reloadInterval, ErrorTTL: reloadInterval, MaxEntries: 1, Now: now})}
 	if load != nil && stamp != nil {
 		c.adopted = stamp()
@@ -86,6 +113,9 @@ func (c *credentialSet) reload(ctx context.Context) []Grant {
 	}
 	grants, err := c.reads.Get(ctx, key, func(context.Context) ([]Grant, time.Time, error) {
 		g, err := c.load()
+		if err == nil {
+			err = checkGrantCount(len(g))
+		}
 		return g, time.Time{}, err
 	})
 	c.mu.Lock()
@@ -100,6 +130,36 @@ func (c *credentialSet) reload(ctx context.Context) []Grant {
 		c.adopted = key
 	}
 	return grants
+}
+
+// noteRefused records that the RS refused the token with key: it is left
+// out of calls for refusedBackoff. Only keys of the current grants are
+// kept, so the record never outgrows the set.
+func (c *credentialSet) noteRefused(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	c.refusals[key] = now.Add(refusedBackoff)
+	for k, until := range c.refusals {
+		if !now.Before(until) || !slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Key == k }) {
+			delete(c.refusals, k)
+		}
+	}
+}
+
+// refusedUntil reports until when the RS's refusal of key stands, and
+// whether it still does.
+func (c *credentialSet) refusedUntil(key string) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.refusals[key]
+	return until, ok && c.now().Before(until)
+}
+
+// refused reports whether the RS's refusal of key still stands.
+func (c *credentialSet) refused(key string) bool {
+	_, ok := c.refusedUntil(key)
+	return ok
 }
 
 // advice tells the user how to renew a credential.

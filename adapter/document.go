@@ -67,6 +67,42 @@ type textSource struct {
 // projected to `fields` first, so nothing unrequested reaches text,
 // title or metadata even when the RS ignored the projection.
 func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string) document {
+	return buildDocumentChars(requestedID, ref, rec, fields, base, fetchTextChars)
+}
+
+// minFitTextChars is the shortest text fitDocument cuts a body to.
+const minFitTextChars = 64
+
+// fitDocument is the document with its warnings, marshalled, and its text
+// cut shorter than fetchTextChars where the whole would pass ceiling bytes
+// (text that JSON escapes, or multi-byte scripts, take several bytes a
+// character): its next_read continues exactly where it stops.
+func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string,
+	warns []warning, ceiling int) []byte {
+	chars := fetchTextChars
+	for {
+		doc := buildDocumentChars(requestedID, ref, rec, fields, base, chars)
+		if len(warns) > 0 {
+			// The result is exactly the document (R-8): warnings ride in
+			// its metadata, so content[] and structuredContent stay one
+			// object.
+			doc.Metadata.Warnings = warns
+		}
+		body := marshalNoEscape(doc)
+		over := len(body) - ceiling
+		if over <= 0 || chars <= minFitTextChars {
+			return body
+		}
+		// Shorter by the share of the text's bytes that is over, then
+		// checked again (the text's characters need not be alike).
+		textLen := contentladder.JSONStringLen(doc.Text)
+		next := chars * max(0, textLen-over) / max(1, textLen)
+		chars = max(minFitTextChars, min(next, chars-1))
+	}
+}
+
+// buildDocumentChars is buildDocument with its text cut at chars runes.
+func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string, chars int) document {
 	if rec.ConnectionID != "" {
 		ref.ConnectionID = rec.ConnectionID
 	}
@@ -99,14 +135,14 @@ func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclien
 		}
 		// No prose: show the (projected, sanitized) payload as compact JSON.
 		preview := string(contentladder.SanitizeForPreview(payload, 512))
-		doc.Text, _ = contentladder.TruncateRunes(preview, fetchTextChars)
+		doc.Text, _ = contentladder.TruncateRunes(preview, chars)
 		return doc
 	}
 	// The body's first fetchTextChars+1 runes decide the cut exactly as
 	// the whole body would; the rest was counted, never decoded.
 	body := strs[textField]
 	total := body.si.Runes
-	text, cut := contentladder.TruncateRunes(body.si.Prefix, fetchTextChars)
+	text, cut := contentladder.TruncateRunes(body.si.Prefix, chars)
 	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
 		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(contentladder.Ellipsis)

@@ -183,6 +183,9 @@ func fromError(err error) *toolError {
 	case errors.As(err, &rsErr):
 		return &toolError{Code: rsErr.Code, Message: rsErr.Message, RSEnvelope: rsErr.Envelope, Status: rsErr.Status}
 	case errors.As(err, &trErr):
+		if cause, ok := rsclient.Unreachable(trErr); ok {
+			return newAdapterError(trErr.Code, unreachableMessage(cause))
+		}
 		return newAdapterError(trErr.Code, trErr.Message)
 	case errors.As(err, &qErr):
 		code := "invalid_request"
@@ -204,4 +207,13 @@ func fromError(err error) *toolError {
 	default:
 		return newAdapterError("internal_error", "the adapter could not complete this call")
 	}
+}
+
+// unreachableMessage tells the model that the data source itself is out
+// of reach, so it reports that to the user rather than retrying with new
+// arguments or asking for a new token. cause is rsclient.Unreachable's,
+// which never carries the RS's address.
+func unreachableMessage(cause string) string {
+	return "the data source (the PDPP resource server) cannot be reached right now: " + cause +
+		". Nothing is wrong with the call or the token; tell the user their data source is unreachable and try again once it is back"
 }

@@ -57,7 +57,7 @@ func FuzzFastPathPages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 26))
 		list := genRecordList(rng)
-		p := newRecordPage("messages", "", nil, list, 0, memberRanker{})
+		p := newRecordPage("messages", "", nil, list, 0, memberRanker{}, resultCeiling{})
 		res := textResult(p.text(), p.structured(nil))
 		res.Content = append(res.Content, p.resourceLinks()...)
 		checkFastPath(t, "records page", res)

@@ -8,10 +8,13 @@ import (
 
 // A list page shows what each record is about first: its title, when it
 // happened, who did it, and its summary, then the rest in the RS's order,
-// and last the payload's own id (the fetch id already carries it). When a
-// record must be cut to fit, members are dropped from the end, so these
-// survive longest (issue 24: a fan-in page used to keep empty bcc and cc
-// and drop the subject).
+// then identifiers a person never reads (channel_id, team_id,
+// client_msg_id), and last the payload's own id (the fetch id already
+// carries it). When a record must be cut to fit, the leading role members
+// are kept whole first and members are dropped from the end, so these
+// survive longest and the identifiers go first (a fan-in page used to keep
+// empty bcc and cc and drop the subject; a Slack page spent its bytes on
+// team_id while cutting the message text).
 
 // Member ranks, lowest first.
 const (
@@ -20,6 +23,7 @@ const (
 	rankActor
 	rankSummary
 	rankOther
+	rankIdentifier
 	rankOwnID
 )
 
@@ -42,9 +46,41 @@ func (m memberRanker) rank(name string) int {
 		return r
 	}
 	if len(m.roles) > 0 {
+		// A role the schema declares for no member is guessed from names
+		// as if none were declared: Slack's messages declare their text
+		// and time but not user_id, their author.
+		if guess := rankByName(name); guess < rankOther && !m.declares(guess) {
+			return guess
+		}
+		if isIdentifierName(name) {
+			return rankIdentifier
+		}
 		return rankOther
 	}
 	return rankByName(name)
+}
+
+// declares reports whether the schema gives some member the role of rank.
+func (m memberRanker) declares(rank int) bool {
+	for _, role := range m.roles {
+		if r, ok := roleRank[role]; ok && r == rank {
+			return true
+		}
+	}
+	return false
+}
+
+// isIdentifierName reports a member a person never reads: an opaque id or
+// reference ("team_id", "client_msg_id", "reply_user_ids", "uuid"). Its
+// value is only worth bytes once everything readable is shown.
+func isIdentifierName(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "uuid", "guid", "ts", "thread_ts", "etag", "hash":
+		return true
+	}
+	return strings.HasSuffix(n, "_id") || strings.HasSuffix(n, "_ids") || strings.HasSuffix(n, "_uuid") ||
+		strings.HasSuffix(n, "_ts") || strings.HasSuffix(n, "_hash")
 }
 
 // rankByName guesses a member's role from its name: exact names, then the
@@ -62,6 +98,9 @@ func rankByName(name string) int {
 	if strings.HasPrefix(n, "from") {
 		return rankActor
 	}
+	if isIdentifierName(n) {
+		return rankIdentifier
+	}
 	return rankOther
 }
 
@@ -70,6 +109,9 @@ var rankOfName = map[string]int{
 	"subject": rankTitle, "title": rankTitle, "name": rankTitle, "filename": rankTitle,
 	"date": rankTime, "time": rankTime, "timestamp": rankTime,
 	"author": rankActor, "sender": rankActor, "user": rankActor, "user_name": rankActor, "owner": rankActor,
+	// Who wrote it, where the source names people only by id (Slack's
+	// user_id is the message's author).
+	"user_id": rankActor, "author_id": rankActor, "sender_id": rankActor,
 	"snippet": rankSummary, "text": rankSummary, "summary": rankSummary, "description": rankSummary, "body": rankSummary, "content": rankSummary,
 }
 
@@ -88,11 +130,14 @@ func (m memberRanker) order(p *preview) {
 		ord = append(ord, rankedMember{rank: m.rank(k), key: k, kid: p.kids[i]})
 	}
 	slices.SortStableFunc(ord, func(a, b rankedMember) int { return cmp.Compare(a.rank, b.rank) })
-	p.lead = 0
+	p.lead, p.roles = 0, 0
 	for i, o := range ord {
 		p.keys[i], p.kids[i] = o.key, o.kid
 		if i == p.lead && o.rank == rankTitle {
 			p.lead++
+		}
+		if i == p.roles && o.rank <= rankSummary {
+			p.roles++
 		}
 	}
 }

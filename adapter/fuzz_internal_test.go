@@ -80,6 +80,10 @@ func FuzzDecodeRecordsCursor(f *testing.F) {
 		{Stream: "messages", Conn: "cin_1", Grant: "g", Since: "tok", Changes: true,
 			Shape: recordsShape{Fields: []string{"subject"}, Filter: json.RawMessage(`{"a":1}`)}},
 		{Stream: "s", Grant: "g", RS: "not base64!", Shape: recordsShape{Order: "asc", Sort: "-t"}},
+		// A page that held records back: the same RS page again, past them.
+		{Stream: "messages", Conn: "cin_1", Grant: "g", RS: "eyJhIjoxfQ==", Skip: 30, Shape: recordsShape{Limit: 100}},
+		{Stream: "messages", Grant: "g", Skip: 45, Shape: recordsShape{Limit: 100}},
+		{Stream: "messages", Grant: "g", Since: "beginning", Changes: true, Skip: 7},
 	} {
 		f.Add(c.encode())
 	}
@@ -94,6 +98,9 @@ func FuzzDecodeRecordsCursor(f *testing.F) {
 		}
 		if c.Shape.Limit < 0 || c.Shape.Limit > 100 {
 			t.Fatalf("limit %d out of range", c.Shape.Limit)
+		}
+		if c.Skip < 0 || c.Skip > 100 {
+			t.Fatalf("skip %d out of range", c.Skip)
 		}
 	})
 }

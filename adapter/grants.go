@@ -90,7 +90,7 @@ func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
 	}
 	now := s.now()
 	all := s.creds.current()
-	if s.creds.changed() || slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) }) {
+	if s.creds.changed() || slices.ContainsFunc(all, func(g Grant) bool { return g.expired(now) || s.creds.refused(g.Key) }) {
 		all = s.creds.reload(ctx)
 	}
 	var live []Grant
@@ -99,6 +99,13 @@ func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
 		if g.expired(now) {
 			warns = append(warns, warning{Code: CodeCredentialExpired,
 				Message: fmt.Sprintf("grant %d of %d has expired; %s", i+1, len(all), s.creds.advice())})
+			continue
+		}
+		if until, ok := s.creds.refusedUntil(g.Key); ok {
+			name := s.schemas.name(g.Key).describe(i, len(all))
+			warns = append(warns, warning{Code: CodeCredentialExpired, GrantID: s.schemas.name(g.Key).ID,
+				Message: fmt.Sprintf("%s: the resource server refused its token, so it is not asked again until %s; %s",
+					name, until.UTC().Format(time.RFC3339), s.creds.advice())})
 			continue
 		}
 		live = append(live, g)

@@ -18,5 +18,11 @@ const Instructions = "PDPP tools read one person's data through a grant-scoped t
 	"Search hit ids are self-contained handles: pass them unchanged to `fetch`, or to " +
 	"`read_record_field` for bounded windows of long text, and follow the printed continuation " +
 	"arguments to read on. Where `schema(stream)` says a capability is not advertised, it names what to try instead. Prefer `aggregate` over paging when you need counts, sums or buckets. " +
-	"Every handle the next step needs (cursors, ids, counts, warnings) is in the text content, " +
-	"and structuredContent is the same page as JSON. Owner or control-plane tokens are refused."
+	"Every handle the next step needs is in the text content, and structuredContent is the whole page " +
+	"as JSON: a script prints structuredContent alone. Owner or control-plane tokens are refused."
+
+// wholePage ends every tool description: hosts that run model-written
+// code on results (Codex's code mode) hand the script content and
+// structuredContent together, and printing both doubles what the model
+// reads; structuredContent alone is the page with every handle.
+const wholePage = " structuredContent is the whole page: print it alone."

@@ -33,6 +33,11 @@ type recordsCursor struct {
 	// its last page.
 	Changes bool         `json:"ch,omitempty"`
 	Shape   recordsShape `json:"a"`
+	// Skip is how many records of the RS page this token (or, with no
+	// token, the first page) starts with were already shown: a page that
+	// showed only the records fitting the result ceiling continues with
+	// the same RS page past them.
+	Skip int `json:"k,omitempty"`
 }
 
 // recordsShape are the arguments that must stay the same across pages.
@@ -74,6 +79,7 @@ const (
 	flagChanges       byte = 1 << 0
 	flagSince         byte = 1 << 1 // the token is a changes_since, not an RS cursor
 	flagTokenDecoded  byte = 1 << 2 // the token is stored base64-decoded
+	flagSkip          byte = 1 << 3 // a skip count follows the shape
 	maxCursorFieldLen      = 8 << 10
 )
 
@@ -86,6 +92,9 @@ func (c recordsCursor) encode() []byte {
 	}
 	if c.Changes {
 		flags |= flagChanges
+	}
+	if c.Skip > 0 {
+		flags |= flagSkip
 	}
 	if b, err := base64.StdEncoding.DecodeString(tok); err == nil && len(b) > 0 && base64.StdEncoding.EncodeToString(b) == tok {
 		flags |= flagTokenDecoded
@@ -105,7 +114,11 @@ func (c recordsCursor) encode() []byte {
 		sj, _ = json.Marshal(shape)
 	}
 	out = binary.AppendUvarint(out, uint64(len(sj)))
-	return append(out, sj...)
+	out = append(out, sj...)
+	if c.Skip > 0 {
+		out = binary.AppendUvarint(out, uint64(c.Skip))
+	}
+	return out
 }
 
 // decodeRecordsCursor is the strict inverse of encode: every byte is
@@ -113,7 +126,7 @@ func (c recordsCursor) encode() []byte {
 // payload stands for each state.
 func decodeRecordsCursor(b []byte) (recordsCursor, bool) {
 	var c recordsCursor
-	if len(b) < 2 || b[0] != recordsCursorV1 || b[1]&^(flagChanges|flagSince|flagTokenDecoded) != 0 {
+	if len(b) < 2 || b[0] != recordsCursorV1 || b[1]&^(flagChanges|flagSince|flagTokenDecoded|flagSkip) != 0 {
 		return c, false
 	}
 	flags := b[1]
@@ -131,7 +144,17 @@ func decodeRecordsCursor(b []byte) (recordsCursor, bool) {
 		return c, false
 	}
 	sj, ok := r.str()
-	if !ok || len(r.rest) != 0 || !decodeShape(sj, &c.Shape) {
+	if !ok || !decodeShape(sj, &c.Shape) {
+		return c, false
+	}
+	if flags&flagSkip != 0 {
+		skip, ok := r.limit() // a skip is within one page: at most 100 too
+		if !ok || skip == 0 {
+			return c, false
+		}
+		c.Skip = int(skip)
+	}
+	if len(r.rest) != 0 {
 		return c, false
 	}
 	c.Stream, c.Conn, c.Grant = fields[0], fields[1], fields[2]
@@ -212,7 +235,9 @@ func (s *Server) openRecordsCursor(a *queryRecordsArgs) (*recordsCursor, *toolEr
 		return nil, cursorError("cursor", err.Error())
 	}
 	c, ok := decodeRecordsCursor(raw)
-	if !ok || c.Stream == "" || (c.RS == "") == (c.Since == "") {
+	// One token to continue from, or none on a first page resumed past
+	// the records it showed.
+	if !ok || c.Stream == "" || (c.RS != "" && c.Since != "") || (c.RS == "" && c.Since == "" && c.Skip == 0) {
 		return nil, cursorError("cursor", "cursor has an unsupported format; repeat the first call without it")
 	}
 	switch {
@@ -237,6 +262,9 @@ func (s *Server) openRecordsCursor(a *queryRecordsArgs) (*recordsCursor, *toolEr
 		same("view", got.View != "", got.View == want.View),
 		same("expand", got.Expand != nil, slices.Equal(got.Expand, want.Expand)),
 		same("expand_limit", got.ExpandLimit != nil, bytes.Equal(got.ExpandLimit, want.ExpandLimit)),
+		// A cursor that resumes an RS page past the records shown reads
+		// that page again: only with the same limit is it the same page.
+		same("limit", c.Skip > 0 && got.Limit != 0, got.Limit == want.Limit),
 	} {
 		if chk != nil {
 			return nil, chk

@@ -103,19 +103,41 @@ func genRecordList(rng *rand.Rand) *rsclient.RecordList {
 func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 2026))
+	heldPages := 0
+	defer func() {
+		if heldPages == 0 && !t.Failed() {
+			t.Error("no page passed the ceiling: the held path went untested")
+		}
+	}()
 	for iter := range 25 {
 		list := genRecordList(rng)
+		n, rsCursor := len(list.Data), list.NextCursor
 		var fields []string
 		if rng.IntN(3) == 0 {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		p := newRecordPage("messages", "", fields, list, 0, memberRanker{})
+		ceiling := []int{DefaultMaxResultBytes, MinMaxResultBytes, 30000}[iter%3]
+		resume := func(shown int) string { return "resume-after-" + strconv.Itoa(shown) }
+		p := newRecordPage("messages", "", fields, list, 0, memberRanker{}, resultCeiling{bytes: ceiling, resume: resume})
 		text := p.text()
 		if p.withheld != 0 {
 			t.Fatalf("iter %d: %d records withheld with ids ≤ 120 B", iter, p.withheld)
 		}
-		if budget := recordTextBudget(len(list.Data)); len(text) > budget {
-			t.Fatalf("iter %d: %d records, text %d B > budget %d", iter, len(list.Data), len(text), budget)
+		if len(p.records)+p.held != n {
+			t.Fatalf("iter %d: %d shown + %d held of %d records", iter, len(p.records), p.held, n)
+		}
+		if p.held > 0 && (!list.HasMore || list.NextCursor != resume(len(p.records)) || list.NextChangesSince != "") {
+			t.Fatalf("iter %d: %d records held, has_more=%t next_cursor=%.40q: want has_more and the resume cursor alone",
+				iter, p.held, list.HasMore, list.NextCursor)
+		}
+		if p.held > 0 {
+			heldPages++
+		}
+		if p.held == 0 && list.NextCursor != rsCursor {
+			t.Fatalf("iter %d: nothing held, but next_cursor changed", iter)
+		}
+		if len(text) > ceiling {
+			t.Fatalf("iter %d: %d records, text %d B > ceiling %d", iter, len(p.records), len(text), ceiling)
 		}
 		for i, r := range p.records {
 			if !strings.Contains(text, fmt.Sprintf("\n%d. %s", i+1, r.Ref.ID())) {
@@ -138,7 +160,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 func checkRecordChannelsAgree(t *testing.T, iter int, p *recordPage, text string) {
 	t.Helper()
 	sc := marshalNoEscape(p.structured(nil))
-	if budget := recordTextBudget(len(p.records)); len(sc) > budget {
+	if budget := p.ceiling.bytes; len(sc) > budget {
 		t.Fatalf("iter %d: %d records, structuredContent %d B > budget %d", iter, len(p.records), len(sc), budget)
 	}
 	var got struct {
@@ -188,7 +210,7 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
 			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
 	}
-	text := newRecordPage("s", "", nil, list, 0, memberRanker{}).text()
+	text := newRecordPage("s", "", nil, list, 0, memberRanker{}, resultCeiling{}).text()
 	for i := range 5 {
 		if !strings.Contains(text, fmt.Sprintf(`%d. cin_1/s:%d {"subject":"hello %d","n":%d}`, i+1, i, i, i)) {
 			t.Errorf("record %d not shown whole:\n%s", i, text)
@@ -199,18 +221,20 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 	}
 }
 
-// When not even the bare ids fit, the page keeps only what it shows and
-// drops the RS cursors, so paging never skips an unseen record.
+// When not even the bare ids fit the ceiling and the page cannot resume
+// mid-way, it keeps only what it shows and drops the RS cursors, so paging
+// never skips an unseen record.
 func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 	t.Parallel()
 	list := &rsclient.RecordList{HasMore: true, NextCursor: "rs-cursor", NextChangesSince: "rs-bookmark"}
-	for i := range 10 {
+	const n = 30
+	for i := range n {
 		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
 			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
 	}
-	p := newRecordPage("s", "", nil, list, 0, memberRanker{})
+	p := newRecordPage("s", "", nil, list, 0, memberRanker{}, resultCeiling{})
 	text := p.text()
-	if p.withheld == 0 || len(p.records)+p.withheld != 10 {
+	if p.withheld == 0 || len(p.records)+p.withheld != n {
 		t.Fatalf("withheld %d, kept %d", p.withheld, len(p.records))
 	}
 	if strings.Contains(text, "rs-cursor") || strings.Contains(text, "rs-bookmark") {
@@ -224,8 +248,8 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 			t.Errorf("kept record %s not shown", r.Ref.RecordID[:4])
 		}
 	}
-	if len(text) > recordTextBudget(10) {
-		t.Errorf("text %d B over budget", len(text))
+	if len(text) > DefaultMaxResultBytes {
+		t.Errorf("text %d B over the ceiling", len(text))
 	}
 }
 
@@ -264,10 +288,37 @@ func genSearchPage(rng *rand.Rand) *searchPage {
 func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 2026))
+	heldPages := 0
 	for iter := range 60 {
 		p := genSearchPage(rng)
+		n, cursor := len(p.hits), p.nextCursor
+		ceiling := []int{0, DefaultMaxResultBytes, MinMaxResultBytes}[iter%3]
+		if ceiling > 0 {
+			// One source: a page of k hits continues at hit k.
+			p.ceiling, p.sources = ceiling, make([]int, n)
+			more := p.hasMore
+			p.fitCeiling(func(taken []int) (bool, string) {
+				if taken[0] == n && !more {
+					return false, ""
+				}
+				return true, cursor + "-after-" + strconv.Itoa(taken[0])
+			}, 1)
+			if len(p.hits)+p.held != n || (p.held > 0 && (!p.hasMore || p.nextCursor != cursor+"-after-"+strconv.Itoa(len(p.hits)))) {
+				t.Fatalf("iter %d: %d shown + %d held of %d hits, has_more=%t", iter, len(p.hits), p.held, n, p.hasMore)
+			}
+			if p.held > 0 {
+				heldPages++
+			}
+		}
 		text := p.text(searchArgs{Q: "invoice"})
-		if budget := searchTextBudget(len(p.hits)); len(text) > budget {
+		budget := searchTextBudget(len(p.hits))
+		if ceiling > 0 {
+			budget = min(budget, ceiling)
+			if p.held > 0 {
+				budget = ceiling
+			}
+		}
+		if len(text) > budget {
 			t.Fatalf("iter %d: %d hits, text %d B > budget %d", iter, len(p.hits), len(text), budget)
 		}
 		for i, h := range p.hits {
@@ -283,6 +334,9 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 		}
 		checkSearchChannelsAgree(t, iter, p, text)
 	}
+	if heldPages == 0 {
+		t.Fatal("no page passed the ceiling: the held path went untested")
+	}
 }
 
 // checkSearchChannelsAgree: structuredContent is within the same budget
@@ -291,7 +345,14 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string) {
 	t.Helper()
 	sc := marshalNoEscape(p.structured())
-	if budget := searchTextBudget(len(p.hits)); len(sc) > budget {
+	budget := searchTextBudget(len(p.hits))
+	if p.ceiling > 0 {
+		budget = min(budget, p.ceiling)
+		if p.held > 0 {
+			budget = p.ceiling
+		}
+	}
+	if len(sc) > budget {
 		t.Fatalf("iter %d: %d hits, structuredContent %d B > budget %d", iter, len(p.hits), len(sc), budget)
 	}
 	var got searchResult

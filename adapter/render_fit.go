@@ -80,6 +80,10 @@ type preview struct {
 	// lead counts an object's leading title members (memberRanker.order):
 	// when members must be dropped, these keep a longer cut.
 	lead int
+	// roles counts an object's leading role members (title, time, actor,
+	// summary: memberRanker.order): what a person reads first, shown
+	// whole before any other member gets a byte.
+	roles int
 	// stripped is withoutEmpty's answer once asked (p itself when there is
 	// nothing to strip).
 	stripped *preview
@@ -480,14 +484,22 @@ type fittedPreview struct {
 
 // fit renders the payload in at most maxBytes: strings are cut with … to
 // the longest common rune length that fits; when even short cuts do not
-// fit, trailing members are left out and counted ("…+3 fields"). Large
-// base64 values are binary stubs, never bytes.
+// fit, trailing members are left out and counted ("…+3 fields"). An object
+// with role members (title, time, actor, summary) spends the bytes on them
+// first: they are shown whole, or as long as fits with every other member
+// left out, before any other member gets a byte. Large base64 values are
+// binary stubs, never bytes.
 func (p *preview) fit(maxBytes int) fittedPreview {
 	if p.size(previewMaxRunes) <= maxBytes {
 		return p.rendered(previewMaxRunes)
 	}
 	if q := p.withoutEmpty(); q != p {
 		return q.fit(maxBytes)
+	}
+	if p.kind == 'o' && p.roles > 0 && p.roles < len(p.kids) {
+		if fp, ok := p.fitRolesFirst(maxBytes); ok {
+			return fp
+		}
 	}
 	// Largest rune cap in [previewMinRunes, previewMaxRunes) that fits.
 	n := sort.Search(previewMaxRunes-previewMinRunes, func(i int) bool {
@@ -497,6 +509,100 @@ func (p *preview) fit(maxBytes int) fittedPreview {
 		return p.rendered(previewMinRunes + n - 1)
 	}
 	return p.dropMembers(maxBytes)
+}
+
+// fitRolesFirst fits an object whose leading p.roles members are its role
+// members: those whole (up to previewMaxRunes) with the other members cut
+// to the longest common cap that fits, or left out from the end (the
+// identifiers rank last, so they go first); when the role members alone
+// do not fit whole, they are cut to the longest common cap with every
+// other member left out. ok is false when not even that fits at
+// previewMinRunes (dropMembers takes over).
+func (p *preview) fitRolesFirst(maxBytes int) (fittedPreview, bool) {
+	others := len(p.kids) - p.roles
+	if p.splitSize(previewMaxRunes, previewMinRunes, others) <= maxBytes {
+		n := sort.Search(previewMaxRunes-previewMinRunes, func(i int) bool {
+			return p.splitSize(previewMaxRunes, previewMinRunes+i, others) > maxBytes
+		})
+		return p.renderedSplit(previewMaxRunes, previewMinRunes+n-1, others), true
+	}
+	if p.splitSize(previewMaxRunes, previewMinRunes, 0) <= maxBytes {
+		keep := sort.Search(others+1, func(k int) bool {
+			return p.splitSize(previewMaxRunes, previewMinRunes, k) > maxBytes
+		}) - 1
+		return p.renderedSplit(previewMaxRunes, previewMinRunes, keep), true
+	}
+	n := sort.Search(previewMaxRunes-previewMinRunes, func(i int) bool {
+		return p.splitSize(previewMinRunes+i, 0, 0) > maxBytes
+	})
+	if n == 0 {
+		return fittedPreview{}, false
+	}
+	return p.renderedSplit(previewMinRunes+n-1, 0, 0), true
+}
+
+// roleFloorRunes is the cap a page's floor gives each record's role
+// members: a chat message, a subject or a name whole; a longer body cut
+// (read_record_field reads it whole).
+const roleFloorRunes = 400
+
+// roleFloorLen is the shortest preview that still shows the role members
+// cut at roleFloorRunes with every other member left out (empty members
+// already dropped): what a page reserves for each record it shows. A
+// record without role members reserves minimalLen.
+func (p *preview) roleFloorLen() int {
+	q := p.withoutEmpty()
+	if q.kind != 'o' || q.roles == 0 {
+		return p.fitFloorLen()
+	}
+	return min(q.size(previewMaxRunes), q.splitSize(roleFloorRunes, 0, 0))
+}
+
+// splitSize is len of what renderSplit writes, counted without writing.
+func (p *preview) splitSize(roleLimit, otherLimit, keep int) int {
+	shown := p.roles + keep
+	n := 1 + max(0, shown-1) // the brace and the commas between shown members
+	for i := range shown {
+		n += contentladder.JSONStringLen(p.keys[i]) + 1 + p.kids[i].size(p.splitLimit(i, roleLimit, otherLimit))
+	}
+	return n + moreFieldsLen(shown, len(p.kids)-shown, p.emptied)
+}
+
+// splitLimit is member i's rune cap in a split render.
+func (p *preview) splitLimit(i, roleLimit, otherLimit int) int {
+	if i < p.roles {
+		return roleLimit
+	}
+	return otherLimit
+}
+
+// renderedSplit renders an object with its role members' strings cut at
+// roleLimit runes, the next keep members' at otherLimit, and the rest
+// left out and counted. Its limit (for the continuation windows of cut
+// strings) is the smaller cap that cut something: a continuation that
+// starts early repeats a little, one that starts late would skip text.
+func (p *preview) renderedSplit(roleLimit, otherLimit, keep int) fittedPreview {
+	shown := p.roles + keep
+	var b bytes.Buffer
+	b.WriteByte('{')
+	var cut []string
+	limit := previewMaxRunes
+	for i := range shown {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(&b, p.keys[i])
+		b.WriteByte(':')
+		l := p.splitLimit(i, roleLimit, otherLimit)
+		p.kids[i].render(&b, l)
+		if p.kids[i].longerThan(l) {
+			cut = append(cut, p.keys[i])
+			limit = min(limit, l)
+		}
+	}
+	b.WriteString(moreFields(shown, len(p.kids)-shown, p.emptied))
+	cut = append(cut, p.keys[shown:]...)
+	return fittedPreview{text: b.String(), cut: cut, limit: limit}
 }
 
 func (p *preview) rendered(limit int) fittedPreview {
@@ -625,7 +731,7 @@ func (p *preview) stripEmpty() *preview {
 	}
 	q := *p
 	q.keys, q.kids = make([]string, 0, kept), make([]*preview, 0, kept)
-	q.lead, q.namesKnown = 0, false
+	q.lead, q.roles, q.namesKnown = 0, 0, false
 	for i, k := range p.kids {
 		if k.isEmpty() {
 			q.emptied++
@@ -633,6 +739,9 @@ func (p *preview) stripEmpty() *preview {
 		}
 		if i < p.lead {
 			q.lead++
+		}
+		if i < p.roles {
+			q.roles++
 		}
 		q.keys, q.kids = append(q.keys, p.keys[i]), append(q.kids, k)
 	}
@@ -677,6 +786,13 @@ func (p *preview) minimalLen() int {
 		return 0
 	}
 	return len(contentladder.Ellipsis)
+}
+
+// fitFloorLen is the length of the shortest preview fit renders: the
+// minimal form of the payload without its empty members (which counts
+// them, "+3 fields, 2 empty", so can be longer than minimalLen).
+func (p *preview) fitFloorLen() int {
+	return max(p.minimalLen(), p.withoutEmpty().minimalLen())
 }
 
 // cutFields names the top-level fields whose values are cut at limit.

@@ -51,6 +51,21 @@ type recordPage struct {
 	// read with (the RS applies limit per connection, D10); 0 otherwise.
 	perConnection int
 	focus         []string // the fields a cut hint suggests asking for
+	ceiling       resultCeiling
+	// held is how many records of the RS page this page leaves for the
+	// next call to stay within the ceiling (its next_cursor resumes at
+	// the first of them).
+	held int
+}
+
+// resultCeiling is the most bytes one result may take in each channel,
+// and how a page that shows fewer records than the RS gave continues.
+type resultCeiling struct {
+	bytes int
+	// resume is the next_cursor of a page that shows only its first
+	// shown records: the same RS page again, past those. nil: the page
+	// cannot resume mid-way and shows every record (cut to fit).
+	resume func(shown int) string
 }
 
 // newRecordPage builds the page: each payload projected, parsed once and
@@ -60,8 +75,15 @@ type recordPage struct {
 // limit is the page size the RS was asked for (0 when unknown): a fan-in
 // page of several connections holds up to limit records of each (D10), and
 // says so.
-func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, limit int, rank memberRanker) *recordPage {
-	p := &recordPage{stream: stream, connectionID: connectionID, list: list}
+//
+// ceiling bounds both channels: records that do not fit it with their role
+// fields whole are left for the next page (has_more, a next_cursor that
+// resumes at the first of them), never cut off mid-way by a host.
+func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, limit int, rank memberRanker, ceiling resultCeiling) *recordPage {
+	if ceiling.bytes <= 0 {
+		ceiling.bytes = DefaultMaxResultBytes
+	}
+	p := &recordPage{stream: stream, connectionID: connectionID, list: list, ceiling: ceiling}
 	for _, r := range list.Data {
 		conn := r.ConnectionID
 		if conn == "" {
@@ -134,10 +156,13 @@ const recordLegend = "\nrecords (fetch id, then fields; values cut with …):"
 const maxWarningText = 300
 
 // layout renders every record line so that the whole text fits the page
-// budget, cutting long values evenly across the page. If even the bare
-// handles cannot fit (pathologically long ids), the page keeps only the
-// records it can show and drops the RS cursors, so paging never passes a
-// record the text did not show (R-3).
+// budget, cutting long values evenly across the page. Every record shown
+// keeps its role fields (title, time, actor, summary) up to roleFloorRunes;
+// records past what the result ceiling holds that way are left for the
+// next page (held), whose cursor resumes at the first of them. If even the
+// bare handles cannot fit (pathologically long ids), the page keeps only
+// the records it can show and drops the RS cursors, so paging never passes
+// a record the text did not show (R-3).
 func (p *recordPage) layout() {
 	n := len(p.records)
 	if n == 0 {
@@ -148,6 +173,7 @@ func (p *recordPage) layout() {
 	previews := make([]*preview, n)
 	natural := make([]int, n)
 	floor := make([]int, n)
+	bare := make([]int, n) // the floor without role fields: handles and a member count
 	longestID, longestKey := "", ""
 	for i, r := range p.records {
 		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.ID
@@ -158,11 +184,12 @@ func (p *recordPage) layout() {
 			longestID = r.ID
 		}
 		reserved[i] = max(len(prefixes[i]), structuredRecordFraming(r))
-		natural[i], floor[i] = reserved[i], reserved[i]
+		natural[i], floor[i], bare[i] = reserved[i], reserved[i], reserved[i]
 		if pv := p.parsed[i]; pv != nil && pv.minimalLen() > 0 {
 			previews[i] = pv
 			natural[i] += 1 + pv.size(previewMaxRunes)
-			floor[i] += 1 + pv.minimalLen()
+			floor[i] += 1 + pv.roleFloorLen()
+			bare[i] += 1 + pv.fitFloorLen()
 			if k := pv.longestKey(); len(k) > len(longestKey) {
 				longestKey = k
 			}
@@ -172,11 +199,34 @@ func (p *recordPage) layout() {
 	// the larger of the two framings: the text's header, legend and footer,
 	// or the JSON's members, warnings and cut hint (R-3: the same budget
 	// binds both).
-	fixed := max(len(p.header())+len(recordLegend)+len(p.cutFooter(longestID, longestKey)),
-		p.structuredFraming(len(p.cutHint(longestID, longestKey)))+linkLineRoom)
-	sizes, ok := shareBudget(natural, floor, recordTextBudget(n)-fixed)
+	fixed := func() int {
+		return max(len(p.header())+len(recordLegend)+len(p.cutFooter(longestID, longestKey)),
+			p.structuredFraming(p.cutHint(longestID, longestKey))+linkLineRoom)
+	}
+	// A page whose budget would pass the ceiling shows the records that
+	// fit it, each with its role fields (floor), or as many as the budget
+	// formula gives at the ceiling, cut evenly (bare): whichever is more.
+	// The rest are held for the next page.
+	f := fixed()
+	if recordTextBudget(n) > p.ceiling.bytes && p.ceiling.resume != nil {
+		if k := p.holdBack(floor, bare, fixed); k < n {
+			p.layout()
+			return
+		}
+	}
+	// A page that holds records back fills the ceiling; any other keeps
+	// to recordTextBudget. Where the role floors do not fit, records are
+	// cut evenly down to their bare handles.
+	room := min(p.ceiling.bytes, recordTextBudget(n)) - f
+	if p.held > 0 {
+		room = p.ceiling.bytes - f
+	}
+	sizes, ok := shareBudget(natural, floor, room)
 	if !ok {
-		p.withhold(floor, fixed)
+		sizes, ok = shareBudget(natural, bare, room)
+	}
+	if !ok {
+		p.withhold(bare, f)
 		p.layout()
 		return
 	}
@@ -194,12 +244,54 @@ func (p *recordPage) layout() {
 	}
 }
 
+// holdBack keeps the leading records that fit the ceiling with their role
+// fields (floor), or, if more, as many as recordTextBudget gives within
+// the ceiling with their bare handles, and leaves the rest for the next
+// page: has_more, and a next_cursor that resumes at the first record
+// left. The framing is measured with that cursor and note in place. It
+// returns the records kept (len(floor) when none are left).
+func (p *recordPage) holdBack(floor, bare []int, fixed func() int) int {
+	n := len(floor)
+	held0 := p.held
+	rsCursor, rsSince, rsMore := p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore
+	restore := func() {
+		p.held = held0
+		p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore = rsCursor, rsSince, rsMore
+	}
+	if sum(floor) <= p.ceiling.bytes-fixed() {
+		return n // every record fits with its role fields: nothing to leave
+	}
+	fits := func(k int) bool {
+		p.held = held0 + n - k
+		p.list.NextCursor, p.list.NextChangesSince, p.list.HasMore = p.ceiling.resume(k), "", true
+		f := p.ceiling.bytes - fixed()
+		return sum(floor[:k]) <= f || (recordTextBudget(k) <= p.ceiling.bytes && sum(bare[:k]) <= f)
+	}
+	for k := n - 1; k > 0; k-- {
+		if fits(k) {
+			p.records, p.parsed = p.records[:k], p.parsed[:k]
+			return k
+		}
+	}
+	restore()
+	return n
+}
+
+// sum adds up sizes.
+func sum(sizes []int) int {
+	t := 0
+	for _, s := range sizes {
+		t += s
+	}
+	return t
+}
+
 // withhold keeps the leading records whose bare handles fit and forgets
 // the RS cursors, which point past the records it drops.
 func (p *recordPage) withhold(floor []int, fixed int) {
 	const note = 200 // the withheld warning line
 	k, used := 0, 0
-	for k < len(floor)-1 && used+floor[k]+fixed+note <= recordTextBudget(k+1) {
+	for k < len(floor)-1 && used+floor[k]+fixed+note <= min(recordTextBudget(k+1), p.ceiling.bytes) {
 		used += floor[k]
 		k++
 	}
@@ -328,6 +420,10 @@ func (p *recordPage) warningLines() []string {
 		out = append(out, truncateBytes("note: no record here carries requested field(s) "+strings.Join(p.absent, ", ")+
 			" (not granted to this client, or empty); schema(stream) lists the granted fields", maxWarningText))
 	}
+	if p.held > 0 {
+		out = append(out, fmt.Sprintf("note: %d more records of this RS page did not fit this result (%d bytes at most); "+
+			"next_cursor continues with them", p.held, p.ceiling.bytes))
+	}
 	if p.withheld > 0 {
 		out = append(out, fmt.Sprintf("warning text_budget: %d more records of this RS page have ids too long to show here; "+
 			"repeat this call with limit=%d to page past them one page at a time", p.withheld, max(1, len(p.records))))
@@ -346,11 +442,11 @@ func structuredRecordFraming(r pageRecord) int {
 }
 
 // structuredFraming is the bytes of structuredContent besides its records'
-// framing and data, with a cut hint of cutLen bytes.
-func (p *recordPage) structuredFraming(cutLen int) int {
+// framing and data, with the cut hint cut (escaped as JSON writes it).
+func (p *recordPage) structuredFraming(cut string) int {
 	head := p.structuredHead()
 	head.Records = []recordOnPage{}
-	return len(head.appendJSON(nil)) + len(`,"cut":""`) + cutLen + 8 // a few escapes in the hint
+	return len(head.appendJSON(nil)) + len(`,"cut":`) + contentladder.JSONStringLen(cut)
 }
 
 // fittedJSON is record i's fields as JSON: the fitted preview of its line

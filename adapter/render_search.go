@@ -159,13 +159,7 @@ func (p *searchPage) layout() *searchLayout {
 	if p.laid != nil {
 		return p.laid
 	}
-	l := &searchLayout{shown: make([]hitShown, len(p.hits))}
-	for _, w := range p.warnings {
-		l.warnings = append(l.warnings, truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
-	}
-	if len(p.recall) > 0 {
-		l.warnings = append(l.warnings, recallWarning)
-	}
+	l := &searchLayout{shown: make([]hitShown, len(p.hits)), warnings: p.layoutWarnings()}
 	p.laid = l
 	if len(p.hits) == 0 {
 		return l
@@ -181,10 +175,16 @@ func (p *searchPage) layout() *searchLayout {
 		floor[i] = len(lines[i].render(0)) + hitJSONExtra + labels[i]
 	}
 	l.lines = lines
-	room := searchTextBudget(len(p.hits)) - max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
-	for _, w := range l.warnings {
-		room -= len(w) + 8
+	// A page that leaves hits for the next fills the ceiling; any other
+	// keeps to searchTextBudget (within the ceiling).
+	budget := searchTextBudget(len(p.hits))
+	if p.ceiling > 0 {
+		budget = min(budget, p.ceiling)
+		if p.held > 0 {
+			budget = p.ceiling
+		}
 	}
+	room := budget - p.framing()
 	sizes, ok := shareBudget(natural, floor, room)
 	for i := range p.hits {
 		n := 0 // unreachable with bounded ids and titles; never drop a hit
@@ -197,6 +197,23 @@ func (p *searchPage) layout() *searchLayout {
 		l.shown[i] = lines[i].shown(n)
 	}
 	return l
+}
+
+// layoutWarnings are the page's warning lines: the sources', the recall
+// note, and the note on hits left for the next page.
+func (p *searchPage) layoutWarnings() []string {
+	var out []string
+	for _, w := range p.warnings {
+		out = append(out, truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
+	}
+	if len(p.recall) > 0 {
+		out = append(out, recallWarning)
+	}
+	if p.held > 0 {
+		out = append(out, fmt.Sprintf("note: %d more hits did not fit this result (%d bytes at most); next_cursor continues with them",
+			p.held, p.ceiling))
+	}
+	return out
 }
 
 // recallWarning is the line for a page ranked over a bounded window.

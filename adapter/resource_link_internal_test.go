@@ -46,7 +46,7 @@ func FuzzResourceLinkMatchesWholeLadder(f *testing.F) {
 		if project {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		p := newRecordPage("messages", "", fields, genRecordList(rng), 0, memberRanker{})
+		p := newRecordPage("messages", "", fields, genRecordList(rng), 0, memberRanker{}, resultCeiling{})
 		_ = p.text()
 		if diff := cmp.Diff(wholeLadderLink(p), p.resourceLinks()); diff != "" {
 			t.Fatalf("resource link (-whole ladder +walk):\n%s", diff)

@@ -53,6 +53,7 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
+	s.noteRefusals(ctx, grants, errs)
 	set := &sourceSet{warns: warns, picked: grantChoice(ctx)}
 	var ok []*schemaindex.Doc
 	var firstErr error
@@ -100,6 +101,21 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 	}
 	set.ix = schemaindex.Merge(ok...)
 	return set, nil
+}
+
+// noteRefusals records, for stdio grants, each token the RS refused, so
+// the next calls do not ask it again for a while (credentialSet). A hosted
+// request's one grant is the transport's to challenge.
+func (s *Server) noteRefusals(ctx context.Context, grants []Grant, errs []error) {
+	if _, hosted := ctx.Value(requestGrantKey{}).(Grant); hosted {
+		return
+	}
+	for i, err := range errs {
+		var rsErr *rsclient.Error
+		if errors.As(err, &rsErr) && rsclient.CredentialRefused(rsErr.Status, rsErr.Code) {
+			s.creds.noteRefused(grants[i].Key)
+		}
+	}
 }
 
 // grantSchemas reads every grant's compact schema in parallel through the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/schemagen"
 )
@@ -62,28 +63,41 @@ func searchRSWithMeta(t *testing.T, hits, snippetLen int, seed uint64, meta map[
 	return srv.URL
 }
 
+// A page of 100 fat hits passes the result ceiling: it shows the hits
+// that fit (both channels within DefaultMaxResultBytes as a host shows
+// them), says so, and its next_cursor continues at the first hit left, so
+// paging by cursor reaches every hit exactly once.
 func TestSearchTextBudgetAt100FatHits(t *testing.T) {
 	t.Parallel()
 	c := newClient(t, newAdapterFor(t, fatSearchRS(t, 100, 500, 7), "tok"))
 	r := c.call("search", map[string]any{"q": "invoice", "limit": 100})
 	sr := decodeSearch(t, r)
-	if len(sr.Results) != 100 {
-		t.Fatalf("%d results", len(sr.Results))
+	shown := len(sr.Results)
+	if shown == 0 || shown >= 100 || !sr.HasMore || sr.NextCursor == "" {
+		t.Fatalf("%d results, has_more=%t: want fewer than 100 and a cursor on", shown, sr.HasMore)
 	}
-	t.Logf("100 hits × 500-char snippets: text %d B, structuredContent %d B", len(r.text()), len(r.StructuredContent))
-	if budget := 2000 + 250*100; len(r.text()) > budget {
-		t.Errorf("search text is %d bytes; budget %d", len(r.text()), budget)
+	t.Logf("100 hits × 500-char snippets: %d shown, text %d B, structuredContent %d B", shown, len(r.text()), len(r.StructuredContent))
+	if budget := adapter.DefaultMaxResultBytes; len(r.text()) > budget {
+		t.Errorf("search text is %d bytes; ceiling %d", len(r.text()), budget)
 	}
 	// What a host hands the model: structuredContent as JSON without the
 	// wire's HTML escaping of <mark> (mcp-go's encoder writes \u003c).
-	if budget, got := 2000+250*100, len(hostJSON(t, r.StructuredContent)); got > budget {
-		t.Errorf("search structuredContent as a host shows it is %d bytes; budget %d", got, budget)
+	if budget, got := adapter.DefaultMaxResultBytes, len(hostJSON(t, r.StructuredContent)); got > budget {
+		t.Errorf("search structuredContent as a host shows it is %d bytes; ceiling %d", got, budget)
 	}
-	containsAll(t, r.text(), "first_fetch_id=cin_000000000000000000000001/messages:m0000", "next_cursor=")
+	containsAll(t, r.text(), "first_fetch_id=cin_000000000000000000000001/messages:m0000", "next_cursor=",
+		fmt.Sprintf("note: %d more hits did not fit this result", 100-shown))
+	if sr.FirstFetchID != "cin_000000000000000000000001/messages:m0000" {
+		t.Errorf("structured first_fetch_id %q", sr.FirstFetchID)
+	}
 	for _, h := range sr.Results {
 		if !strings.Contains(r.text(), ". "+h.ID+` "`) {
 			t.Errorf("hit %s missing from text", h.ID)
 		}
+	}
+	next := decodeSearch(t, c.call("search", map[string]any{"cursor": sr.NextCursor, "limit": 100}))
+	if want := fmt.Sprintf("cin_000000000000000000000001/messages:m%04d", shown); len(next.Results) == 0 || next.Results[0].ID != want {
+		t.Fatalf("the next page starts at %v, want %s", next.Results, want)
 	}
 }
 

@@ -39,6 +39,12 @@ type searchPage struct {
 	recall     []string
 	multiConn  bool
 	laid       *searchLayout // the fitted page, once
+	// sources is each hit's source (its index in the fan-out), ceiling
+	// the result ceiling and held the hits left for the next page to
+	// stay within it (search_ceiling.go).
+	sources []int
+	ceiling int
+	held    int
 }
 
 // searchFanIn runs one merged search page across the source set (R-7,
@@ -59,13 +65,17 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	fields := newStreamFields(set.ix)
-	taken := page.takeHits(reads, sources, a.Limit, fields)
+	page.takeHits(reads, sources, a.Limit, fields)
 	s.fillHitDetails(ctx, fields, page)
-	page.hasMore = advanceAll(state, reads, taken)
-	if page.hasMore {
-		page.nextCursor = s.sealSearchCursor(searchCursor{Version: 1, QueryHash: hash, Sources: state, Args: a.shape()})
-	}
 	page.multiConn = multiConnection(page.hits)
+	page.ceiling = s.cfg.MaxResultBytes
+	page.fitCeiling(func(taken []int) (bool, string) {
+		st := append([]sourceState(nil), state...)
+		if !advanceAll(st, reads, taken) {
+			return false, ""
+		}
+		return true, s.sealSearchCursor(searchCursor{Version: 1, QueryHash: hash, Sources: st, Args: a.shape()})
+	}, len(reads))
 	return page, nil
 }
 
@@ -186,6 +196,7 @@ func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit 
 	taken := make([]int, len(reads))
 	for _, c := range rankMerge(lists, limit) {
 		taken[c.source]++
+		p.sources = append(p.sources, c.source)
 		h := newSearchHit(c.hit, fields)
 		h.grant = sources[c.source].grant
 		p.hits = append(p.hits, h)

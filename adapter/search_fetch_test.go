@@ -24,13 +24,14 @@ var firstFetchIDRe = regexp.MustCompile(`first_fetch_id=(\S+)`)
 // searchResults is search's structuredContent as a model reads it, with
 // each hit's identity parsed from its self-contained id.
 type searchResults struct {
-	Results    []hitRow    `json:"-"`
-	How        string      `json:"how"`
-	Hits       [][5]string `json:"hits"`
-	HasMore    bool        `json:"has_more"`
-	NextCursor string      `json:"next_cursor"`
-	SourceMix  string      `json:"source_mix"`
-	Warnings   []string    `json:"warnings"`
+	Results      []hitRow    `json:"-"`
+	FirstFetchID string      `json:"first_fetch_id"`
+	How          string      `json:"how"`
+	Hits         [][5]string `json:"hits"`
+	HasMore      bool        `json:"has_more"`
+	NextCursor   string      `json:"next_cursor"`
+	SourceMix    string      `json:"source_mix"`
+	Warnings     []string    `json:"warnings"`
 }
 
 func decodeSearch(t *testing.T, r toolResult) searchResults {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -24,8 +25,9 @@ type Config struct {
 	RS *rsclient.Client
 	// ServerName and Version are advertised in serverInfo.
 	ServerName, Version string
-	// Grants is the fixed source set (stdio). When empty, each call uses
-	// the grant of its request, attached with WithRequestGrant (hosted).
+	// Grants is the fixed source set (stdio), at most MaxGrants. When
+	// empty, each call uses the grant of its request, attached with
+	// WithRequestGrant (hosted).
 	Grants []Grant
 	// Reload, when set (stdio), re-reads the credential cache. It runs
 	// when a grant is past its Expires or the RS refuses a bearer (401,
@@ -59,7 +61,23 @@ type Config struct {
 	FanOutConcurrency int
 	// Observer, when set, is told about every tool call (metrics).
 	Observer Observer
+	// MaxResultBytes is the most bytes one tool result takes in its text
+	// and, separately, in its structuredContent: a page that would take
+	// more shows fewer records or hits and says how to continue, a window
+	// or document fewer characters. Default DefaultMaxResultBytes; raise
+	// it only for hosts known to keep larger results whole.
+	MaxResultBytes int
 }
+
+// DefaultMaxResultBytes is the default result ceiling: under the 12,024
+// bytes Codex keeps of a tool result when it does not know the model
+// (it cuts the middle out of anything longer, leaving invalid JSON and
+// lost records), with room for the host's own framing.
+const DefaultMaxResultBytes = 11000
+
+// MinMaxResultBytes is the smallest ceiling accepted: below it a page
+// cannot carry its handles, cursor and one record.
+const MinMaxResultBytes = 4000
 
 // Server is one configured MCP adapter.
 type Server struct {
@@ -83,6 +101,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RS == nil {
 		return nil, errors.New("adapter: Config.RS is required")
 	}
+	if err := checkGrantCount(len(cfg.Grants)); err != nil {
+		return nil, err
+	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = DefaultServerName
 	}
@@ -102,6 +123,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	cfg.Waits = cfg.Waits.withDefaults()
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.MaxResultBytes < MinMaxResultBytes {
+		return nil, fmt.Errorf("adapter: Config.MaxResultBytes %d is below %d, too little for a page's handles", cfg.MaxResultBytes, MinMaxResultBytes)
+	}
 	if cfg.FanOutConcurrency <= 0 {
 		cfg.FanOutConcurrency = 8
 	}
@@ -168,6 +195,7 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = given
 			res = spec.Handle(ctx, s, args)
 			res = s.afterRefusal(ctx, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, args) })
+			res = withConnectionSteps(spec.Name, args, res)
 		}
 		elapsed := time.Since(start)
 		sum := summarize(res)

@@ -18,7 +18,7 @@ var aggregateTool = toolSpec{
 	Title: "Aggregate PDPP records",
 	Description: "Compute count, sum, min, max or count_distinct over one stream without reading record bodies. " +
 		"Group a count by one field (group_by) or by time (group_by_time + granularity), not both. " +
-		"Buckets beyond limit are summed in other_count: a positive other_count means the list is top-N truncated.",
+		"Buckets beyond limit are summed in other_count: a positive other_count means the list is top-N truncated." + wholePage,
 	Handle: handleAggregate,
 }
 

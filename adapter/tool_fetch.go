@@ -16,7 +16,7 @@ var fetchTool = toolSpec{
 	Description: "Fetch one record as a document {id, title, text, url, metadata}. " +
 		"id: a search hit id `connection_id/stream:record_id`, legacy `stream:record_id` (add connection_id), " +
 		"or a pdpp://record/ URI. fields projects the record first. Long text is cut; " +
-		"metadata.next_read gives the exact read_record_field call to continue.",
+		"metadata.next_read gives the exact read_record_field call to continue." + wholePage,
 	Handle: handleFetch,
 }
 
@@ -62,13 +62,7 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
 			refusedRead{tool: "fetch", stream: ref.Stream, connectionID: ref.ConnectionID, id: a.ID, fields: a.Fields})))
 	}
-	doc := buildDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL())
-	if len(set.warns) > 0 {
-		// The result is exactly the document (R-8): warnings ride in its
-		// metadata, so content[] and structuredContent stay one object.
-		doc.Metadata.Warnings = set.warns
-	}
-	body := marshalNoEscape(doc)
+	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
 		StructuredContent: json.RawMessage(body),

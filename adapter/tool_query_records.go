@@ -6,17 +6,18 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 var queryRecordsTool = toolSpec{
 	Name:  "query_records",
 	Title: "Query PDPP records",
-	Description: "Read one stream's records. Continue with cursor=next_cursor alone (same stream and connection_id; " +
-		"the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
+	Description: "Read one stream's records. Continue with cursor=next_cursor plus the same stream and connection_id " +
+		"(the cursor keeps the other arguments). changes_since:\"beginning\" (or a saved next_changes_since) reads changes; " +
 		"next_changes_since (last page only) is the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
-		"Shows every record with its fetch id and every paging handle.",
+		"Shows each record with its fetch id and every paging handle." + wholePage,
 	Handle: handleQueryRecords,
 }
 
@@ -93,18 +94,44 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if a.Sort != "" {
 		q.Sort = []string{a.Sort}
 	}
+	limit := a.Limit
+	if limit == 0 {
+		limit = rsDefaultRecordsLimit
+	}
+	skip := 0
+	if prev != nil {
+		// The RS page this token starts, read again with the same limit
+		// (openRecordsCursor keeps it), past the records already shown:
+		// a larger limit would change a fan-in page's merge, and with it
+		// which records the first skip are.
+		skip = prev.Skip
+	}
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
 		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err, refusedRead{tool: "query_records", stream: a.Stream,
 			connectionID: a.ConnectionID, filter: filter, fields: a.Fields, sort: a.Sort, mayRead: true})))
 	}
+	list.Data = list.Data[min(skip, len(list.Data)):]
 	s.nextRecordsCursor(list, a, prev, g)
-	limit := a.Limit
-	if limit == 0 {
-		limit = rsDefaultRecordsLimit
+	resume := func(shown int) string {
+		return s.sealRecordsCursor(recordsCursor{Stream: a.Stream, Conn: a.ConnectionID, Grant: grantTag(g),
+			Changes: a.ChangesSince != "" || (prev != nil && prev.Changes), Shape: a.shape(),
+			RS: q.Cursor, Since: q.ChangesSince, Skip: skip + shown})
 	}
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)})
+	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)},
+		resultCeiling{bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-sourceWarningsRoom(set.warns)), resume: resume})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res
+}
+
+// sourceWarningsRoom is what the call's source warnings add to a page
+// after it is fitted: a line each in the text, a JSON string each in
+// structuredContent's warnings (the larger of the two).
+func sourceWarningsRoom(warns []warning) int {
+	n := 0
+	for _, l := range warningLines(warns) {
+		n += max(len(l)+1, contentladder.JSONStringLen(l)+1)
+	}
+	return n
 }

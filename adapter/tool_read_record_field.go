@@ -23,7 +23,7 @@ var readRecordFieldTool = toolSpec{
 	Description: "Read a bounded window of one long text field. Identify the record by id " +
 		"(`connection_id/stream:record_id` or pdpp://record/ URI) or by connection_id + stream + record_id. " +
 		"Select with cursor (from a previous window), offset_chars + limit_chars, or q with before_chars/after_chars. " +
-		"Default 4096 chars from the start.",
+		"Default 4096 chars from the start." + wholePage,
 	Handle: handleReadRecordField,
 }
 

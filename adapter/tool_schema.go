@@ -16,7 +16,7 @@ var schemaTool = toolSpec{
 	Description: "List granted connectors, connections and streams (a compact index). " +
 		"With stream (plus connection_id when the name is shared), list each source's fields with types, " +
 		"filter operators, sort, count, fields projection, aggregations, expand relations and search modes. " +
-		`detail:"full" adds each field's JSON Schema type and format; needs stream.`,
+		`detail:"full" adds each field's JSON Schema type and format; needs stream.` + wholePage,
 	Handle: handleSchema,
 }
 

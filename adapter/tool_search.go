@@ -18,8 +18,8 @@ var searchTool = toolSpec{
 	Name:  "search",
 	Title: "Search PDPP records",
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
-		"limit caps merged hits across sources; continue with cursor=next_cursor alone (it keeps q). " +
-		"Hit ids are fetch handles.",
+		"limit caps merged hits across all sources (default 25); continue with cursor=next_cursor alone (it keeps q). " +
+		"Hit ids are self-contained fetch handles." + wholePage,
 	Handle: handleSearch,
 }
 

@@ -52,7 +52,62 @@ func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResu
 	return res, set, te
 }
 
+// windowWarningRoom is what a window result keeps free for the call's
+// source warnings, which are appended after the window is read.
+const windowWarningRoom = 600
+
+// readRoutedWindow reads the window, and again shorter from the same
+// start when it would pass the result ceiling in either channel (escaped
+// or multi-byte text takes several bytes a character): the shorter
+// window's next call continues exactly where it stops. Asking the RS
+// again, rather than cutting here, keeps every offset in the RS's own
+// character count.
 func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
+	res, te := s.readWindowOnce(ctx, set, g, req)
+	if te != nil {
+		return nil, te
+	}
+	kept, ok := res.fitChars(s.cfg.MaxResultBytes - windowWarningRoom)
+	if ok {
+		return res, nil
+	}
+	short := windowRequest{Ref: req.Ref, FieldPath: req.FieldPath, Offset: res.W.StartChars, Limit: kept, LimitSet: true}
+	again, te := s.readWindowOnce(ctx, set, g, short)
+	if te != nil {
+		return nil, te
+	}
+	if res.Q != "" { // still the window of the match
+		again.Q, again.W.MatchStartChars, again.W.MatchEndChars = res.Q, res.W.MatchStartChars, res.W.MatchEndChars
+	}
+	return again, nil
+}
+
+// fitChars reports whether the window fits room bytes in both channels
+// (its text, and its structuredContent with the text JSON-escaped), and
+// if not, how many of its characters do, at least one.
+func (r *windowResult) fitChars(room int) (int, bool) {
+	text := r.W.Text
+	textLen, jsonLen := len(r.text()), len(marshalNoEscape(r.page(nil)))
+	if max(textLen, jsonLen) <= room {
+		return 0, true
+	}
+	// What the two channels take besides the window text; the longer
+	// cursors of a shorter window's header are within the slack.
+	room -= max(textLen-len(text), jsonLen-contentladder.JSONStringLen(text)) + 64
+	kept, used := 0, 0
+	for i := 0; i < len(text); {
+		w, c := contentladder.JSONRuneCost(text, i)
+		if used+max(w, c) > room {
+			break
+		}
+		used += max(w, c)
+		i += w
+		kept++
+	}
+	return max(1, kept), false
+}
+
+func (s *Server) readWindowOnce(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
 	grant := g.binding()
 	var opened *contentladder.Cursor
 	if req.Cursor != "" {
@@ -208,8 +263,13 @@ func (r *windowResult) header() string { return string(marshalNoEscape(r.headerF
 
 // headerFacts are the window's identity, range and continuations.
 func (r *windowResult) headerFacts() windowHeader {
+	// complete says nothing of the field is left to read after this
+	// window: the whole field, or its last window (the RS's complete, the
+	// whole field in one window, left a last window saying false with no
+	// next call to make).
+	done := r.W.Complete || (r.NextCursor == "" && r.W.EndChars >= r.W.TotalChars)
 	h := windowHeader{ID: r.Ref.ID(), FieldPath: r.FieldPath, StartChars: r.W.StartChars,
-		EndChars: r.W.EndChars, TotalChars: r.W.TotalChars, Complete: r.W.Complete}
+		EndChars: r.W.EndChars, TotalChars: r.W.TotalChars, Complete: done}
 	if r.Q != "" {
 		h.MatchStartChars = r.W.MatchStartChars
 	}

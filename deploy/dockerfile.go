@@ -26,12 +26,15 @@ type Dockerfile struct {
 	Entrypoint []string
 	// Expose lists the EXPOSE ports of the final stage.
 	Expose []string
+	// Labels are the LABELs of the final stage (the image's metadata,
+	// e.g. org.opencontainers.image.licenses).
+	Labels map[string]string
 }
 
-// ParseDockerfile reads FROM, ARG, USER, ENV, ENTRYPOINT and EXPOSE,
+// ParseDockerfile reads FROM, ARG, USER, ENV, LABEL, ENTRYPOINT and EXPOSE,
 // following line continuations and skipping comments.
 func ParseDockerfile(r io.Reader) (Dockerfile, error) {
-	p := dockerfileParser{df: Dockerfile{Env: map[string]string{}}, args: map[string]string{}}
+	p := dockerfileParser{df: Dockerfile{Env: map[string]string{}, Labels: map[string]string{}}, args: map[string]string{}}
 	for ins, err := range instructions(r) {
 		if err != nil {
 			return p.df, err
@@ -66,7 +69,9 @@ func (p *dockerfileParser) instruction(ins string) error {
 	case "USER":
 		p.df.User = rest
 	case "ENV":
-		return p.env(rest)
+		return p.pairs("ENV", rest, p.df.Env)
+	case "LABEL":
+		return p.pairs("LABEL", rest, p.df.Labels)
 	case "ENTRYPOINT":
 		return p.entrypoint(rest)
 	case "EXPOSE":
@@ -89,6 +94,7 @@ func (p *dockerfileParser) arg(rest string) {
 func (p *dockerfileParser) from(rest string) error {
 	p.inStage = true
 	p.df.User, p.df.Env, p.df.Entrypoint, p.df.Expose = "", map[string]string{}, nil, nil
+	p.df.Labels = map[string]string{}
 	fields := strings.Fields(rest)
 	for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
 		fields = fields[1:] // --platform=…
@@ -100,18 +106,50 @@ func (p *dockerfileParser) from(rest string) error {
 	return nil
 }
 
-// env records KEY=VALUE pairs, quotes trimmed. Pairs before a malformed
-// one stay recorded, as they always did in the Dockerfile returned with
-// the error.
-func (p *dockerfileParser) env(rest string) error {
-	for _, kv := range strings.Fields(rest) {
+// pairs records the KEY=VALUE pairs of an ENV or LABEL into m; a value
+// may be double-quoted to hold spaces. Pairs before a malformed one stay
+// recorded, as they always did in the Dockerfile returned with the error.
+func (p *dockerfileParser) pairs(keyword, rest string, m map[string]string) error {
+	for _, kv := range splitQuoted(rest) {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fmt.Errorf("ENV %q: want KEY=VALUE pairs", rest)
+		if !ok || k == "" {
+			return fmt.Errorf("%s %q: want KEY=VALUE pairs", keyword, rest)
 		}
-		p.df.Env[k] = strings.Trim(v, `"`)
+		m[k] = v
 	}
 	return nil
+}
+
+// splitQuoted splits s at blanks outside double quotes, as a shell
+// would: the quotes go, and a backslash inside quotes keeps the next
+// character (an escaped quote).
+func splitQuoted(s string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, escaped := false, false
+	for _, r := range s {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\' && quoted:
+			escaped = true
+			continue
+		case r == '"':
+			quoted = !quoted
+			continue
+		case (r == ' ' || r == '\t') && !quoted:
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 // entrypoint reads the exec (JSON) form; the shell form would hide the

@@ -20,6 +20,7 @@ func FuzzParseDockerfile(f *testing.F) {
 	}
 	f.Add("FROM a\\\n:b\nUSER 1\nENV A=1 B=\"2\"\nENTRYPOINT [\"x\"]\n")
 	f.Add("ARG X\nFROM $X AS y\nENTRYPOINT x")
+	f.Add("FROM a\nLABEL l=\"x \\\"y\\\"\" m=n \\\n  o=\"\"\nLABEL \"unterminated=1\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		df, err := deploy.ParseDockerfile(strings.NewReader(src))
 		if err == nil && len(df.Bases) == 0 {

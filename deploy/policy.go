@@ -190,9 +190,14 @@ func budgetDrainPolicy(out *findings, p *policyv1.PodDisruptionBudget, minReplic
 }
 
 // dockerfilePolicy: numeric non-root user, base images pinned by digest,
-// no flags in the entrypoint (a flag would silently beat the environment).
+// no flags in the entrypoint (a flag would silently beat the environment),
+// and the licence in the image's metadata (registries and scanners read
+// org.opencontainers.image.licenses; an image without it ships unlicensed).
 func dockerfilePolicy(df Dockerfile) []string {
 	var out []string
+	if df.Labels[licenseLabel] == "" {
+		out = append(out, fmt.Sprintf("Dockerfile: the final stage has no LABEL %s (an SPDX licence expression)", licenseLabel))
+	}
 	if _, _, ok := numericUser(df.User); !ok {
 		out = append(out, fmt.Sprintf("Dockerfile USER %q: want a numeric non-root UID:GID (runAsNonRoot cannot verify a name)", df.User))
 	}
@@ -212,6 +217,9 @@ func dockerfilePolicy(df Dockerfile) []string {
 	}
 	return out
 }
+
+// licenseLabel is the OCI image annotation naming the licence.
+const licenseLabel = "org.opencontainers.image.licenses"
 
 // deploymentPolicy checks the pod template. The checks run in a fixed
 // order, which is the order of the findings.

@@ -31,6 +31,7 @@ type goreleaserConfig struct {
 	} `json:"builds"`
 	Archives []struct {
 		Formats []string `json:"formats"`
+		Files   []string `json:"files"`
 	} `json:"archives"`
 	Checksum struct {
 		NameTemplate string `json:"name_template"`
@@ -79,6 +80,18 @@ func TestReleaseConfig(t *testing.T) {
 	if len(cfg.Archives) == 0 || !slices.Contains(cfg.Archives[0].Formats, "tar.gz") {
 		t.Errorf("archives %+v: want tar.gz", cfg.Archives)
 	}
+	for _, a := range cfg.Archives {
+		for _, f := range []string{"LICENSE", "NOTICE"} {
+			if !slices.Contains(a.Files, f) {
+				t.Errorf("archive files %v lack %s: the licence must travel with the binary", a.Files, f)
+			}
+		}
+		for _, f := range a.Files {
+			if _, err := os.Stat("../" + f); err != nil {
+				t.Errorf("archive file %s: %v", f, err)
+			}
+		}
+	}
 	if cfg.Checksum.Disable || cfg.Checksum.NameTemplate == "" || cfg.Checksum.Algorithm != "sha256" {
 		t.Errorf("checksum %+v: want a sha256 checksum file", cfg.Checksum)
 	}
@@ -124,5 +137,28 @@ func TestOneImageReference(t *testing.T) {
 	}
 	if _, err := os.Stat("../docs/releases/" + tag + ".md"); err != nil {
 		t.Errorf("no release notes for the Deployment's tag %s: %v", tag, err)
+	}
+}
+
+// TestLicence: the repository, the image and the archives carry one
+// licence, Apache-2.0 (as the PDPP reference implementation): the LICENSE
+// text, a NOTICE, and the image's licence label naming the same.
+func TestLicence(t *testing.T) {
+	t.Parallel()
+	license, err := os.ReadFile("../LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Apache License", "Version 2.0, January 2004", "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION"} {
+		if !strings.Contains(string(license), want) {
+			t.Errorf("LICENSE lacks %q: not the Apache License 2.0 text", want)
+		}
+	}
+	if notice, err := os.ReadFile("../NOTICE"); err != nil || !strings.Contains(string(notice), "Apache License, Version 2.0") {
+		t.Errorf("NOTICE missing or not naming the Apache License, Version 2.0 (%v)", err)
+	}
+	df := loadDockerfile(t, "Dockerfile")
+	if got := df.Labels["org.opencontainers.image.licenses"]; got != "Apache-2.0" {
+		t.Errorf("Dockerfile licence label %q, want Apache-2.0", got)
 	}
 }

@@ -66,8 +66,9 @@ func captureSteps() []scriptStep {
 	}
 }
 
-// codexFrame is what Codex puts before a tool result's output.
-var codexFrame = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\nOutput:\n`)
+// codexFrame is what Codex puts before a tool result's output: a direct
+// call's, or (code mode) the output of the script that made the call.
+var codexFrame = regexp.MustCompile(`^(Wall time: [0-9.]+ seconds\nOutput:\n|Script completed\nWall time [0-9.]+ seconds\nOutput:\n\n)`)
 
 // modelPart is a capture without the host's own framing: what the adapter
 // contributed to the model's context.
@@ -110,6 +111,8 @@ func TestHostCaptures(t *testing.T) {
 		{"claude", "stdio", "pdpp-stdio", pick(setup.claude, func(c string) bool { return strings.Contains(c, "claude mcp add pdpp-stdio --") }), runClaudeScripted},
 		{"codex", "hosted", "pdpp", pick(setup.codex, func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") }), runCodexScripted},
 		{"codex", "stdio", "pdpp-stdio", pick(setup.codex, func(c string) bool { return !hostedCommand(c) }), runCodexScripted},
+		{"codex-code-mode", "hosted", "pdpp", pick(setup.codex, func(c string) bool { return strings.Contains(c, "--bearer-token-env-var") }), runCodexCodeMode},
+		{"codex-code-mode", "stdio", "pdpp-stdio", pick(setup.codex, func(c string) bool { return !hostedCommand(c) }), runCodexCodeMode},
 	}
 	var mu sync.Mutex
 	var rows []captureRow
@@ -387,11 +390,17 @@ func compactArgs(args map[string]any) string {
 // few MCP tools; what a tool result hands the model does not depend on it.
 func runClaudeScripted(t *testing.T, setup demoSetup, add, server string, steps []scriptStep) *scriptedModel {
 	t.Helper()
+	return runClaude(t, setup, add, server, steps)
+}
+
+// runClaude is runClaudeScripted with further environment (VAR=value).
+func runClaude(t *testing.T, setup demoSetup, add, server string, steps []scriptStep, extra ...string) *scriptedModel {
+	t.Helper()
 	bins := hostBins(t)
 	model := newScriptedModel(t, server, steps)
 	dir := t.TempDir()
-	env := hostEnv(t, bins, newOfflineProxy(t), "ENABLE_TOOL_SEARCH=false",
-		"ANTHROPIC_BASE_URL="+model.url, "ANTHROPIC_API_KEY=sk-ant-e2e-scripted-model-no-key")
+	env := hostEnv(t, bins, newOfflineProxy(t), append([]string{"ENABLE_TOOL_SEARCH=false",
+		"ANTHROPIC_BASE_URL=" + model.url, "ANTHROPIC_API_KEY=sk-ant-e2e-scripted-model-no-key"}, extra...)...)
 	script := strings.Join(append(append([]string{}, setup.exports...), add), "\n")
 	if out, err := runHost(t, dir, env, script); err != nil {
 		t.Fatalf("%s: %v\n%s", add, err, out)
@@ -403,16 +412,35 @@ func runClaudeScripted(t *testing.T, setup demoSetup, add, server string, steps 
 
 // runCodexScripted registers the adapter in Codex with the printed command
 // add and runs one `codex exec` turn against the scripted model, a custom
-// model provider without a key. Plugins (a curated marketplace synced
-// from GitHub) and analytics are off: they reach beyond loopback.
+// model provider without a key, under a model name Codex does not know.
 func runCodexScripted(t *testing.T, setup demoSetup, add, server string, steps []scriptStep) *scriptedModel {
+	t.Helper()
+	return runCodex(t, setup, add, server, steps, codexRun{model: "scripted"})
+}
+
+// codexRun is how Codex is run: the model name it is told (a bundled
+// model's name brings that model's tool mode and output limits), whether
+// that model works in code mode, the JavaScript a code-mode model writes
+// (codeModeScript when nil), and further environment.
+type codexRun struct {
+	model    string
+	codeMode bool
+	script   func(call string) string
+	env      []string
+}
+
+// runCodex is runCodexScripted as run says. Plugins (a curated
+// marketplace synced from GitHub) and analytics are off: they reach
+// beyond loopback.
+func runCodex(t *testing.T, setup demoSetup, add, server string, steps []scriptStep, run codexRun) *scriptedModel {
 	t.Helper()
 	bins := hostBins(t)
 	model := newScriptedModel(t, server, steps)
-	env := hostEnv(t, bins, newOfflineProxy(t))
+	model.codeMode, model.script = run.codeMode, run.script
+	env := hostEnv(t, bins, newOfflineProxy(t), run.env...)
 	// The provider first: `codex mcp add` appends its table after these
 	// top-level keys.
-	config := `model = "scripted"
+	config := `model = "` + run.model + `"
 model_provider = "scripted"
 
 [model_providers.scripted]
@@ -434,10 +462,10 @@ enabled = false
 	if out, err := runHost(t, t.TempDir(), env, script); err != nil {
 		t.Fatalf("%s: %v\n%s", add, err, out)
 	}
-	run := strings.Join(append(append([]string{}, setup.exports...),
+	cmd := strings.Join(append(append([]string{}, setup.exports...),
 		"codex exec --skip-git-repo-check --json 'Use the pdpp tools.' </dev/null"), "\n")
-	out, err := runHost(t, t.TempDir(), env, run)
-	checkScriptRan(t, "codex exec", model, out, err)
+	out, err := runHost(t, t.TempDir(), env, cmd)
+	checkScriptRan(t, "codex exec ("+run.model+")", model, out, err)
 	return model
 }
 

@@ -57,6 +57,15 @@ type scriptedModel struct {
 	// it, found in the request's tools list (Claude Code: mcp__pdpp__x).
 	server string
 
+	// codeMode plays Codex's code mode (a bundled model whose tool_mode is
+	// code_mode_only): the host offers the model one custom tool, exec,
+	// that runs JavaScript calling our tools as tools.mcp__<server>__<x>,
+	// and each step is the script a model writes for one call.
+	codeMode bool
+	// script is the JavaScript of a code-mode step: what it does with the
+	// CallToolResult r of the call (codeModeScript when nil).
+	script func(call string) string
+
 	mu        sync.Mutex
 	requests  []string // "METHOD path" of every request, in order
 	toolNames []string // the tool names the last request offered
@@ -88,8 +97,11 @@ func (m *scriptedModel) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		m.serveResponses(w, body)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/count_tokens"):
+		// About four bytes a token, as the hosts' own estimates go: Claude
+		// Code counts a large tool result here before it decides whether
+		// the result fits MAX_MCP_OUTPUT_TOKENS.
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"input_tokens":1}`)
+		fmt.Fprintf(w, `{"input_tokens":%d}`, max(1, len(body)/4))
 	default:
 		http.NotFound(w, r)
 	}
@@ -287,6 +299,7 @@ type responsesItem struct {
 	Arguments string          `json:"arguments"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
+	Input     string          `json:"input"` // a custom tool call's input: code mode's JavaScript
 }
 
 // responsesTool is a function a Responses request offers: Codex groups an
@@ -332,6 +345,15 @@ func (m *scriptedModel) responsesToolResults(req responsesRequest) []hostCapture
 		var it responsesItem
 		_ = json.Unmarshal(raw, &it)
 		switch it.Type {
+		case "custom_tool_call":
+			calls[it.CallID] = it
+		case "custom_tool_call_output":
+			call, ok := calls[it.CallID]
+			tool, args, ours := codeModeStep(call.Input)
+			if !ok || !ours {
+				continue
+			}
+			out = append(out, hostCapture{tool: tool, args: args, model: joinedText(it.Output, "input_text"), raw: raw})
 		case "function_call":
 			calls[it.CallID] = it
 		case "function_call_output":
@@ -359,13 +381,28 @@ func (m *scriptedModel) serveResponses(w http.ResponseWriter, body []byte) {
 	for _, o := range offered {
 		names = append(names, o.full())
 	}
+	if m.codeMode {
+		// Code mode offers exec (in an additional_tools input item) and
+		// lists our server as a deferred namespace: every tool of ours is
+		// reachable from the script.
+		names = nil
+		if codeModeOffered(req.Input) {
+			for _, st := range m.steps {
+				names = append(names, "mcp__"+m.server+"__"+st.tool)
+			}
+		}
+	}
 	step, name, prev := m.next(names, m.responsesToolResults(req))
 	n := len(prev)
 	id := fmt.Sprintf("resp_scripted_%d", n)
 	w.Header().Set("Content-Type", "text/event-stream")
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	var item map[string]any
-	if step != nil {
+	if step != nil && m.codeMode {
+		args := step.args(prev)
+		item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_scripted_%d", n),
+			"call_id": fmt.Sprintf("call_scripted_%02d", n), "name": "exec", "input": m.codeModeSource(step.tool, args), "status": "completed"}
+	} else if step != nil {
 		args, _ := json.Marshal(step.args(prev))
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_scripted_%d", n),
 			"call_id": fmt.Sprintf("call_scripted_%02d", n), "name": name, "arguments": string(args), "status": "completed"}
@@ -382,4 +419,69 @@ func (m *scriptedModel) serveResponses(w http.ResponseWriter, body []byte) {
 	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{"id": id,
 		"usage": map[string]any{"input_tokens": 1, "input_tokens_details": nil, "output_tokens": 1, "output_tokens_details": nil, "total_tokens": 2}}})
+}
+
+// --- Codex code mode ---
+
+// codeModeOffered reports whether a Responses request offers exec, code
+// mode's one tool (in an additional_tools input item).
+func codeModeOffered(input []json.RawMessage) bool {
+	for _, raw := range input {
+		var it struct {
+			Type  string            `json:"type"`
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(raw, &it) != nil || it.Type != "additional_tools" {
+			continue
+		}
+		for _, tl := range responsesTools(it.Tools) {
+			if tl.name == "exec" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codeModeStepLine starts a code-mode script: the step it plays, so the
+// recorded results can be matched to their calls.
+const codeModeStepLine = "// pdpp-step "
+
+// codeModeSource is the JavaScript a model writes for one call: the call,
+// then what the script prints of its result.
+func (m *scriptedModel) codeModeSource(tool string, args map[string]any) string {
+	step, _ := json.Marshal(map[string]any{"tool": tool, "args": args})
+	call := fmt.Sprintf("await tools.mcp__%s__%s(%s)", strings.ReplaceAll(m.server, "-", "_"), tool, mustJSON(args))
+	script := codeModeScript
+	if m.script != nil {
+		script = m.script
+	}
+	return codeModeStepLine + string(step) + "\n" + script(call)
+}
+
+// codeModeScript prints what the tool descriptions say a script prints:
+// structuredContent alone, the whole page (the text when a result has
+// none).
+func codeModeScript(call string) string {
+	return "const r = " + call + ";\n" +
+		"text(r.structuredContent !== undefined ? JSON.stringify(r.structuredContent) : r.content.map(c => c.text ?? '').join('\\n'));\n"
+}
+
+// codeModeStep reads the step back from a code-mode script.
+func codeModeStep(src string) (string, map[string]any, bool) {
+	line, _, _ := strings.Cut(src, "\n")
+	rest, ok := strings.CutPrefix(line, codeModeStepLine)
+	var st struct {
+		Tool string         `json:"tool"`
+		Args map[string]any `json:"args"`
+	}
+	if !ok || json.Unmarshal([]byte(rest), &st) != nil {
+		return "", nil, false
+	}
+	return st.Tool, st.Args, true
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -43,3 +43,32 @@ func TestClientAddr(t *testing.T) {
 		})
 	}
 }
+
+// FuzzForwardedHost: whatever the forwarded headers, the host read is ""
+// or one X-Forwarded-Host entry, never one further left than the trusted
+// hops allow.
+func FuzzForwardedHost(f *testing.F) {
+	f.Add("evil.example, mcp.example.org", "198.51.100.1")
+	f.Add("a,b,c", "198.51.100.1, 10.0.0.2, 10.0.0.3")
+	f.Add("", "")
+	f.Add(strings.Repeat("x,", 40), "bogus")
+	h := &hosted{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}
+	f.Fuzz(func(t *testing.T, xfh, xff string) {
+		r := httptest.NewRequest("POST", "http://mcp.internal/mcp", nil)
+		r.RemoteAddr = "10.1.2.3:5000"
+		r.Header.Set("X-Forwarded-Host", xfh)
+		r.Header.Set("X-Forwarded-For", xff)
+		got := h.forwardedHost(r)
+		entries := strings.Split(xfh, ",")
+		if got == "" {
+			return
+		}
+		hops := h.trustedForwardHops(r)
+		for i := len(entries) - 1; i >= 0 && i >= len(entries)-1-hops; i-- {
+			if got == strings.ToLower(strings.TrimSpace(entries[i])) {
+				return
+			}
+		}
+		t.Fatalf("X-Forwarded-Host %q, X-Forwarded-For %q: read %q, not an entry the proxies wrote", xfh, xff, got)
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -68,12 +69,18 @@ type Options struct {
 	// VerifyRate and VerifyBurst bound how many never-seen bearers that
 	// turn out not to be client tokens one client (peer address, or
 	// X-Forwarded-For hop behind TrustedProxies) may have verified: per
-	// second, and at once; all clients together get ten times as much.
+	// second, and at once; all clients together get ten times as much,
+	// half of which only clients without a recent failure may spend.
 	// Defaults 5 and 30. Known and vouched-for client tokens are never
 	// limited, and a new client token spends nothing; over budget is 429
 	// with Retry-After.
 	VerifyRate  float64
 	VerifyBurst int
+	// VerifyIPv6Prefix is how many leading bits of an IPv6 client address
+	// make one client for that budget (one host commonly holds a /64);
+	// default 64, 128 keys by the full address. IPv4 addresses are keyed
+	// whole.
+	VerifyIPv6Prefix int
 	// Auth selects how token kinds are learned (JWT, introspection); the
 	// RS schema probe is always the last resort. A JWT configuration
 	// without an Audience gets the MCP resource URL (<PublicURL>/mcp).
@@ -119,7 +126,7 @@ func New(a *adapter.Server, opts Options) http.Handler {
 		auth.JWT = &jwt
 	}
 	h := &hosted{a: a, opts: opts, log: opts.Logger, auth: bearerauth.New(auth, schemaProbe(a)),
-		limit: newVerifyLimiter(opts.VerifyRate, opts.VerifyBurst, auth.Now)}
+		limit: newVerifyLimiter(opts.VerifyRate, opts.VerifyBurst, opts.VerifyIPv6Prefix, auth.Now)}
 	h.stream = server.NewStreamableHTTPServer(a.MCP(),
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
@@ -172,7 +179,9 @@ func schemaProbe(a *adapter.Server) bearerauth.Probe {
 					return v, nil
 				}
 			}
-			return bearerauth.VerdictUnknown, bearerauth.ErrUnavailable
+			// The cause travels with it: the door tells an unreachable
+			// RS (rsclient.Unreachable) from an RS that failed to answer.
+			return bearerauth.VerdictUnknown, fmt.Errorf("%w: %w", bearerauth.ErrUnavailable, err)
 		}
 		return bearerauth.KindVerdict(kind), nil
 	}
@@ -343,7 +352,7 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		h.opts.Metrics.observeAuth(authUnavailable)
 		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
 		w.Header().Set("Retry-After", h.unavailableRetryAfter())
-		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", "the token could not be verified right now; retry later", nil)
+		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", unavailableExplanation(err), nil)
 		return false
 	case v == bearerauth.VerdictInvalid:
 		h.opts.Metrics.observeAuth(authInvalid)
@@ -363,6 +372,19 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 		return false
 	}
 	return true
+}
+
+// unavailableExplanation is the 503's message when no verdict could be
+// had: an RS that cannot be reached is named as the data source being
+// unreachable (the token was never judged, so asking for a new one would
+// mislead); any other failure (an RS error, a JWKS or introspection
+// endpoint down) is a verification to retry.
+func unavailableExplanation(err error) string {
+	if cause, ok := rsclient.Unreachable(err); ok {
+		return "the data source (the PDPP resource server behind this adapter) cannot be reached right now: " + cause +
+			". Nothing is wrong with the token or the request; tell the user their data source is unreachable and try again once it is back"
+	}
+	return "the token could not be verified right now; retry later"
 }
 
 // unservedExplanation says what kind of token v is, that this adapter
@@ -600,7 +622,13 @@ func (h *hosted) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), ReadyCheckTimeout)
 	defer cancel()
 	if _, _, err := h.a.RS().ProtectedResourceMetadata(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err)})
+		// The operator reads this (a probe's event, curl): it names the
+		// RS and, when it could not be reached, why.
+		answer := map[string]string{"status": "unavailable", "reason": adapter.ErrorCode(err), "rs": h.a.RS().BaseURL()}
+		if cause, ok := rsclient.Unreachable(err); ok {
+			answer["cause"] = cause
+		}
+		writeJSON(w, http.StatusServiceUnavailable, answer)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

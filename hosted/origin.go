@@ -26,7 +26,7 @@ func (h *hosted) origin(r *http.Request) string {
 		if p := firstForwarded(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
 			scheme = p
 		}
-		if fh := firstForwarded(r.Header.Get("X-Forwarded-Host")); validHostPort(fh) {
+		if fh := h.forwardedHost(r); validHostPort(fh) {
 			host = fh
 		}
 	}
@@ -63,6 +63,49 @@ func (h *hosted) fromTrustedProxy(r *http.Request) bool {
 		return false
 	}
 	return h.trusted(ip.Unmap())
+}
+
+// forwardedHost is the X-Forwarded-Host entry written by the trusted proxy
+// that faced the client, read right to left like X-Forwarded-For: each
+// trusted proxy the request passed (the peer, and every trusted
+// X-Forwarded-For hop right of the client's) added at most one entry, so
+// the entry that many places from the right is the outermost proxy's.
+// Entries further left are whatever the client sent: a proxy that appends
+// would otherwise let a client choose the origin reflected to itself.
+// Fewer entries than proxies (a proxy that sets rather than appends):
+// the left-most, which then is a proxy's too.
+func (h *hosted) forwardedHost(r *http.Request) string {
+	var entries []string
+	for _, v := range r.Header.Values("X-Forwarded-Host") {
+		for e := range strings.SplitSeq(v, ",") {
+			if entries = append(entries, e); len(entries) > 2*maxForwardHops {
+				return "" // longer than any proxy chain: not believed
+			}
+		}
+	}
+	if len(entries) == 0 {
+		return ""
+	}
+	i := max(len(entries)-1-h.trustedForwardHops(r), 0)
+	return strings.ToLower(strings.TrimSpace(entries[i]))
+}
+
+// trustedForwardHops counts the trusted proxies right of the client in
+// X-Forwarded-For (right to left, at most maxForwardHops): the proxies
+// besides the peer that forwarded the request.
+func (h *hosted) trustedForwardHops(r *http.Request) int {
+	vals, n := r.Header.Values("X-Forwarded-For"), 0
+	for v := len(vals) - 1; v >= 0; v-- {
+		hops := strings.Split(vals[v], ",")
+		for i := len(hops) - 1; i >= 0; i-- {
+			ip, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+			if err != nil || !h.trusted(ip.Unmap()) || n >= maxForwardHops {
+				return n
+			}
+			n++
+		}
+	}
+	return n
 }
 
 // firstForwarded is the left-most (client-side) value of a forwarded list.

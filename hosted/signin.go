@@ -20,22 +20,21 @@ import (
 // which then names this adapter as its authorization server. The adapter's
 // RFC 8414 metadata sends registration, token and revocation to the RS's
 // own authorization server and keeps one step, authorize, which only
-// redirects the browser to the RS's AS with the host's parameters
-// unchanged plus the operator's source selection. No code or token ever
-// reaches the adapter: the AS redirects to the host, and the host talks to
-// the AS's token endpoint directly.
+// redirects the browser to the RS's AS with the operator's source
+// selection and the host's OAuth parameters, re-encoded
+// (signin_authorize.go). No code or token ever reaches the adapter: the AS
+// redirects to the host, and the host talks to the AS's token endpoint
+// directly.
 //
 // It relies on behaviours of the reference AS (CONTRIBUTING, "Sign-in
 // front"): no iss in the authorization response, redirect_uri checked only
-// against the client's own registration, resource ignored.
+// against the client's own registration, resource ignored, queries parsed
+// by qs, the selection rules of signin_details.go.
 
 // Sign-in front paths on the adapter's origin.
 const (
 	asMetadataPath = "/.well-known/oauth-authorization-server"
 	authorizePath  = "/oauth/authorize"
-	// maxAuthorizeQuery bounds the query a host's authorize request may
-	// carry (PKCE, state, scope, resource, redirect_uri, …).
-	maxAuthorizeQuery = 8 << 10
 	// discoveryTimeout bounds start-up discovery of the RS's AS.
 	discoveryTimeout = 10 * time.Second
 )
@@ -156,94 +155,4 @@ func (h *hosted) serveASMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	writeJSON(w, http.StatusOK, doc)
-}
-
-// authorizeError is a refused authorize request. The front never
-// redirects to the host's redirect_uri itself: only the AS knows whether
-// the client registered it, so refusals are a plain JSON 400 (as the real
-// AS answers an unregistered redirect_uri).
-func authorizeError(w http.ResponseWriter, desc string) {
-	writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "error_description": desc})
-}
-
-// serveAuthorize redirects a host's authorize request to the RS's AS with
-// the host's query unchanged and the operator's selection added. It
-// refuses what would make the redirect something other than the host's
-// own sign-in: no PKCE S256, a response type other than code, repeated
-// parameters, or a selection of the request's own that differs from the
-// operator's.
-func (h *hosted) serveAuthorize(w http.ResponseWriter, r *http.Request) {
-	if len(r.URL.RawQuery) > maxAuthorizeQuery {
-		authorizeError(w, fmt.Sprintf("the authorize request is longer than %d bytes", maxAuthorizeQuery))
-		return
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		authorizeError(w, "the authorize query is not well formed")
-		return
-	}
-	sel := h.opts.SignIn.selection
-	carries, err := checkAuthorizeQuery(q, sel)
-	if err != nil {
-		authorizeError(w, err.Error())
-		return
-	}
-	target := h.opts.SignIn.as.AuthorizationEndpoint
-	sep := "?"
-	if strings.Contains(target, "?") {
-		sep = "&"
-	}
-	target += sep + r.URL.RawQuery
-	if !carries {
-		target += "&" + sel.params().Encode()
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	http.Redirect(w, r, target, http.StatusFound)
-}
-
-// checkAuthorizeQuery checks a host's authorize parameters. carries is
-// true when the request already holds exactly the operator's selection
-// (it is then forwarded as is, never doubled).
-func checkAuthorizeQuery(q url.Values, sel SignInSelection) (carries bool, err error) {
-	for k, v := range q {
-		if len(v) > 1 {
-			return false, fmt.Errorf("parameter %s is repeated", k)
-		}
-	}
-	for _, k := range []string{"client_id", "redirect_uri", "code_challenge"} {
-		if q.Get(k) == "" {
-			return false, fmt.Errorf("%s is required", k)
-		}
-	}
-	switch {
-	case q.Get("response_type") != "code":
-		return false, errors.New("response_type must be code")
-	case q.Get("code_challenge_method") != "S256":
-		return false, errors.New("PKCE with code_challenge_method=S256 is required")
-	}
-	if u, err := url.Parse(q.Get("redirect_uri")); err != nil || !u.IsAbs() || u.Fragment != "" {
-		return false, errors.New("redirect_uri must be an absolute URI without a fragment")
-	}
-	return requestSelection(q, sel)
-}
-
-// requestSelection compares the selection a request carries with the
-// operator's: none (false), the very same (true), anything else an error,
-// so a host or a crafted link can never widen or change what a sign-in
-// through this adapter asks for.
-func requestSelection(q url.Values, sel SignInSelection) (bool, error) {
-	_, hasDetails := q["authorization_details"]
-	_, hasConnector := q["connector_id"]
-	if !hasDetails && !hasConnector {
-		return false, nil
-	}
-	want := sel.params()
-	same := len(q["authorization_details"]) == len(want["authorization_details"]) &&
-		len(q["connector_id"]) == len(want["connector_id"]) &&
-		q.Get("authorization_details") == want.Get("authorization_details") && q.Get("connector_id") == want.Get("connector_id")
-	if !same {
-		return false, errors.New("this adapter's operator fixed the sources a sign-in asks for; send no authorization_details or connector_id of your own")
-	}
-	return true, nil
 }

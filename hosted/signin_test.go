@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -31,10 +32,29 @@ import (
 // listens there: the browser stand-in stops at the redirect.
 const signInCallback = "http://127.0.0.1:9/oauth/callback"
 
-// bothGmailDetails selects both Gmail connections, in the reference AS's
-// authorization_details shape (source.id).
-var bothGmailDetails = `[{"type":"https://pdpp.org/data-access","source":{"kind":"connector","id":"gmail"},` +
-	`"streams":[{"name":"*","instance_ids":["` + demodata.GmailWorkConnectionID + `","` + demodata.GmailPersonalConnectionID + `"]}]}]`
+// bothGmailDetails selects both Gmail connections: README's
+// --sign-in-details example, read from README.md, so the example an
+// operator copies is the one these tests sign in with.
+var bothGmailDetails = readmeSignInExample()
+
+// readmeSignInExample is the JSON block after "This is the demo's
+// selection" in README.md ("" when missing: the tests using it fail).
+func readmeSignInExample() string {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(string(raw), "This is the demo's selection")
+	if !ok {
+		return ""
+	}
+	_, rest, ok = strings.Cut(rest, "```json\n")
+	if !ok {
+		return ""
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	return block
+}
 
 // realPostureEnv is the mock RS with its AS in the real AS's posture (the
 // demo dataset: two Gmail connections) and a hosted adapter in front of

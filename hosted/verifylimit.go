@@ -16,9 +16,20 @@ import (
 // cached, or a client token vouched for before) is never charged; each
 // new one may cost an authority call (the RS schema probe, introspection).
 // The budget is spent only by bearers that turn out not to be client
-// tokens, per client address and across all addresses, so many people
-// behind one address (a NAT, a hosted connector's egress) signing in are
-// never refused while one of them flooding random bearers soon is.
+// tokens, per client and across all clients, so many people behind one
+// address (a NAT, a hosted connector's egress) signing in are never
+// refused while one of them flooding random bearers soon is.
+//
+// A client is an IPv4 address or an IPv6 prefix (/64 by default: one
+// IPv6 host commonly holds a whole /64, so keying by the full address
+// would give it 2^64 budgets). A flood from many clients cannot lock out
+// everyone else: half of the global budget is reserved for clients
+// without a recent failure, which a flooding client never is after its
+// first failed check. A client whose bearers the RS served within
+// vouchedTTL (a host whose token just rotated: a refresh is a new bearer)
+// draws on the reserve freely; a client never seen draws on it one check
+// at a time, so a crowd of fresh flooding addresses costs the reserve at
+// most one check each before their failures shut them out of it.
 const (
 	defaultVerifyRate  = 5 // failed new bearers per second per client
 	defaultVerifyBurst = 30
@@ -27,10 +38,22 @@ const (
 	// most this many times one address's budget.
 	globalRateFactor  = 10
 	globalBurstFactor = 10
+	// reserveShare is the part of the global budget only clients without
+	// a recent failure may spend.
+	reserveShare = 0.5
+	// failureMemory is how long a failed check keeps its client out of
+	// the reserve.
+	failureMemory = time.Minute
+	// DefaultVerifyIPv6Prefix is how many leading bits of an IPv6 address
+	// make one client.
+	DefaultVerifyIPv6Prefix = 64
 	// verifyClients bounds the per-client budgets held; the oldest go
 	// first, so the map cannot grow with the number of addresses seen.
+	// verifyClientTTL keeps a client's standing (served, failed) past one
+	// access-token lifetime (600 s at the reference AS), so the host
+	// presenting its refreshed token is still known as served.
 	verifyClients   = 10000
-	verifyClientTTL = 10 * time.Minute
+	verifyClientTTL = time.Hour
 	// vouchedTTL is how long a token verified as a client token is known
 	// here, past its 30 s verdict: its re-checks are never charged.
 	// vouchedTokens bounds the set (hashes only).
@@ -44,11 +67,15 @@ const (
 
 // verifyLimiter is the budget for verifying new bearers.
 type verifyLimiter struct {
-	rate   float64
-	burst  int
-	now    func() time.Time
-	byKey  *softcache.Cache[*checkBudget]
-	global *checkBudget
+	rate       float64
+	burst      int
+	ipv6Prefix int
+	now        func() time.Time
+	byKey      *softcache.Cache[*checkBudget]
+	global     *checkBudget
+	// reserve is how much of the global bucket only clients in good
+	// standing may spend.
+	reserve float64
 	// vouched holds the hashes of tokens verified as client tokens.
 	vouched *softcache.Cache[struct{}]
 }
@@ -69,6 +96,10 @@ type checkBudget struct {
 	inflight int
 	// changed is closed (and replaced) whenever a check ends.
 	changed chan struct{}
+	// The client's standing (per-client budgets only): its last failed
+	// and last served check, and its checks under way on the reserve.
+	failedAt, servedAt time.Time
+	onReserve          int
 }
 
 func newCheckBudget(perSecond float64, burst int, now time.Time) *checkBudget {
@@ -76,10 +107,12 @@ func newCheckBudget(perSecond float64, burst int, now time.Time) *checkBudget {
 		changed: make(chan struct{})}
 }
 
-// take spends one check: at once when the bucket holds one, else after
-// waiting (until ctx ends) for checks under way to end. It fails at once
-// when none is under way: the budget was spent by failures.
-func (b *checkBudget) take(ctx context.Context, now func() time.Time) bool {
+// take spends one check: at once when the bucket holds one above floor(),
+// else after waiting (until ctx ends) for checks under way to end, the
+// floor asked again each time (an ended check may have changed the
+// caller's standing). It fails at once when none is under way: the budget
+// was spent by failures.
+func (b *checkBudget) take(ctx context.Context, now func() time.Time, floor func() float64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for {
@@ -88,7 +121,7 @@ func (b *checkBudget) take(ctx context.Context, now func() time.Time) bool {
 			b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
 			b.last = t
 		}
-		if b.tokens >= 1 {
+		if b.tokens >= floor()+1 {
 			b.tokens--
 			b.inflight++
 			return true
@@ -121,18 +154,23 @@ func (b *checkBudget) end(served bool) {
 	b.changed = make(chan struct{})
 }
 
-func newVerifyLimiter(perSecond float64, burst int, now func() time.Time) *verifyLimiter {
+func newVerifyLimiter(perSecond float64, burst, ipv6Prefix int, now func() time.Time) *verifyLimiter {
 	if perSecond <= 0 {
 		perSecond = defaultVerifyRate
 	}
 	if burst <= 0 {
 		burst = defaultVerifyBurst
 	}
+	if ipv6Prefix <= 0 || ipv6Prefix > 128 {
+		ipv6Prefix = DefaultVerifyIPv6Prefix
+	}
 	if now == nil {
 		now = time.Now
 	}
-	return &verifyLimiter{rate: perSecond, burst: burst, now: now,
-		global:  newCheckBudget(perSecond*globalRateFactor, burst*globalBurstFactor, now()),
+	globalBurst := burst * globalBurstFactor
+	return &verifyLimiter{rate: perSecond, burst: burst, ipv6Prefix: ipv6Prefix, now: now,
+		reserve: float64(globalBurst) * reserveShare,
+		global:  newCheckBudget(perSecond*globalRateFactor, globalBurst, now()),
 		byKey:   softcache.New[*checkBudget](softcache.Options{TTL: verifyClientTTL, MaxEntries: verifyClients, Now: now}),
 		vouched: softcache.New[struct{}](softcache.Options{TTL: vouchedTTL, MaxEntries: vouchedTokens, Now: now})}
 }
@@ -155,13 +193,13 @@ func (l *verifyLimiter) vouch(key string) {
 // refused it since, so its next re-checks are charged like a stranger's.
 func (l *verifyLimiter) unvouch(key string) { l.vouched.Forget(key) }
 
-// begin admits one check of a new bearer from client: false (answer 429)
-// when the client or all clients together have no check left, and none
-// under way frees one within ctx. Otherwise done must be called with
-// whether the bearer was a client token, which gives the check back: only
-// bearers that are not client tokens spend the budget.
+// begin admits one check of a new bearer from client (an address): false
+// (answer 429) when the client or all clients together have no check
+// left, and none under way frees one within ctx. Otherwise done must be
+// called with whether the bearer was a client token, which gives the
+// check back: only bearers that are not client tokens spend the budget.
 func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(served bool), ok bool) {
-	b, err := l.byKey.Get(context.Background(), client, func(context.Context) (*checkBudget, time.Time, error) {
+	b, err := l.byKey.Get(context.Background(), l.clientKey(client), func(context.Context) (*checkBudget, time.Time, error) {
 		return newCheckBudget(l.rate, l.burst, l.now()), time.Time{}, nil
 	})
 	if err != nil {
@@ -169,17 +207,103 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkWait)
 	defer cancel()
-	if !b.take(ctx, l.now) {
+	if !b.take(ctx, l.now, noFloor) {
 		return nil, false
 	}
-	if !l.global.take(ctx, l.now) {
-		b.end(true)
+	floor := func() float64 {
+		if b.mayJoinReserve(l.now()) {
+			return 0
+		}
+		return l.reserve
+	}
+	if !l.global.take(ctx, l.now, floor) {
+		b.settle(checkNotRun, false, l.now())
 		return nil, false
 	}
+	onReserve := b.joinReserve(l.now())
 	return func(served bool) {
-		b.end(served)
+		outcome := checkFailed
+		if served {
+			outcome = checkServed
+		}
+		b.settle(outcome, onReserve, l.now())
 		l.global.end(served)
 	}, true
+}
+
+// noFloor lets a per-client bucket be spent to its last check.
+func noFloor() float64 { return 0 }
+
+// mayJoinReserve reports whether this client may spend the reserved part
+// of the global budget on one more check: not after a failure within
+// failureMemory; freely when the RS served one of its bearers within
+// vouchedTTL; else one check at a time.
+func (b *checkBudget) mayJoinReserve(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.standsForReserve(now)
+}
+
+func (b *checkBudget) standsForReserve(now time.Time) bool {
+	switch {
+	case !b.failedAt.IsZero() && now.Sub(b.failedAt) < failureMemory:
+		return false
+	case !b.servedAt.IsZero() && now.Sub(b.servedAt) < vouchedTTL:
+		return true
+	}
+	return b.onReserve == 0
+}
+
+// joinReserve counts one more check of this client on the reserve when it
+// may spend it (mayJoinReserve), and reports whether it did.
+func (b *checkBudget) joinReserve(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.standsForReserve(now) {
+		return false
+	}
+	b.onReserve++
+	return true
+}
+
+// checkOutcome is how a client's check ended.
+type checkOutcome int
+
+const (
+	checkNotRun checkOutcome = iota // refused by the global budget: given back, no news
+	checkServed
+	checkFailed
+)
+
+// settle ends a client's check: its standing records the outcome, and
+// end gives back a check that was served or never ran.
+func (b *checkBudget) settle(outcome checkOutcome, onReserve bool, now time.Time) {
+	b.mu.Lock()
+	if onReserve {
+		b.onReserve--
+	}
+	switch outcome {
+	case checkServed:
+		b.servedAt = now
+	case checkFailed:
+		b.failedAt = now
+	}
+	b.mu.Unlock()
+	b.end(outcome != checkFailed)
+}
+
+// clientKey is the budget a client address is charged to: an IPv4
+// address as it is, an IPv6 address by its leading ipv6Prefix bits.
+func (l *verifyLimiter) clientKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil || !ip.Is6() || ip.Is4In6() {
+		return addr
+	}
+	p, err := ip.WithZone("").Prefix(l.ipv6Prefix)
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }
 
 // clientAddr is the address a request is charged to: the peer, or behind a

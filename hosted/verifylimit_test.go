@@ -3,8 +3,10 @@ package hosted_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -134,4 +136,69 @@ func schemaRequests(env *hostedEnv) int {
 		}
 	}
 	return n
+}
+
+// A flood of random bearers from 40 addresses and from 200 addresses of
+// one IPv6 /64 (all behind the trusted proxy) cannot lock out others:
+// every one of 12 new valid tokens from another client is admitted, and
+// so is a host's refreshed token (a new bearer from an address the RS
+// served before). The clock is injected and stands still, so nothing
+// refills: the outcome is counts, never timings; the latency of the valid
+// requests is logged for the record only.
+func TestFloodFromManyAddressesAdmitsNewTokens(t *testing.T) {
+	t.Parallel()
+	env := startHosted(t, hosted.Options{PublicURL: publicURL,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}, adapter.Config{})
+	from := func(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
+	mint := func() string {
+		tok, err := env.rs.Server.MintClientToken(demodata.GmailGrantID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.AccessToken
+	}
+	const returning = "203.0.113.60"
+	if s := post(t, env.url, "Bearer "+mint(), toolsCallSchema, from(returning)).Status; s != http.StatusOK {
+		t.Fatalf("the returning host's first token: %d", s)
+	}
+	var flooders []string
+	for i := range 40 {
+		flooders = append(flooders, fmt.Sprintf("198.51.100.%d", i+1))
+	}
+	for i := range 200 {
+		flooders = append(flooders, fmt.Sprintf("2001:db8:7:9:%x:%x::1", i, i*3))
+	}
+	type outcome struct{ NewAdmitted, RefreshAdmitted int }
+	var got outcome
+	floodStatuses := map[int]int{}
+	var latencies []time.Duration
+	before := schemaRequests(env)
+	for round := range 12 {
+		for _, a := range flooders[round*len(flooders)/12 : (round+1)*len(flooders)/12] {
+			for range 35 { // past one client's burst of 30
+				floodStatuses[post(t, env.url, "Bearer "+randomBearer(t), toolsCallSchema, from(a)).Status]++
+			}
+		}
+		start := time.Now()
+		if post(t, env.url, "Bearer "+mint(), toolsCallSchema, from("203.0.113.50")).Status == http.StatusOK {
+			got.NewAdmitted++
+		}
+		latencies = append(latencies, time.Since(start))
+		if round == 6 && post(t, env.url, "Bearer "+mint(), toolsCallSchema, from(returning)).Status == http.StatusOK {
+			got.RefreshAdmitted++
+		}
+	}
+	slices.Sort(latencies)
+	verifications := schemaRequests(env) - before
+	t.Logf("flood statuses %v, %d schema reads; valid tokens %+v; their latency median %v, max %v",
+		floodStatuses, verifications, got, latencies[len(latencies)/2], latencies[len(latencies)-1])
+	if diff := cmp.Diff(outcome{NewAdmitted: 12, RefreshAdmitted: 1}, got); diff != "" {
+		t.Errorf("valid tokens during the flood (-want +got):\n%s", diff)
+	}
+	// The flood's verification reads stay within the global budget, as
+	// before (its burst of 300, the clock standing still: the reserve is
+	// part of it, not more), plus the valid tokens' own 14 reads.
+	if bound := 300 + 14; verifications > bound {
+		t.Errorf("%d verification reads during the flood; bound %d", verifications, bound)
+	}
 }

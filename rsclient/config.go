@@ -72,6 +72,7 @@ type Client struct {
 	http      *http.Client  // the pooled client underneath rest
 	rest      *resty.Client // sends every call over http, in raw-body mode
 	budget    *budget
+	reach     reachTracker // whether the RS answers (Reachability)
 }
 
 // New validates cfg and builds a Client. BaseURL must be an absolute http or

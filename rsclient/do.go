@@ -46,6 +46,7 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 		redactError(err, bearer)
 	}
 	c.log(ctx, path, resp, err, time.Since(start))
+	c.noteReach(ctx, start, resp, err)
 	if auth {
 		noteRefusal(ctx, err)
 	}

@@ -251,10 +251,12 @@ func TestServeLimitFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", base, nil, limits{}, ""},
-		{"environment", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT": "1048576"},
-			limits{VerifyRate: 2.5, VerifyBurst: 10, MaxRSBytesInFlight: 1 << 20}, ""},
-		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--rs-max-bytes-in-flight", "4096"),
-			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10"}, limits{VerifyRate: 1, VerifyBurst: 3, MaxRSBytesInFlight: 4096}, ""},
+		{"environment", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_VERIFY_IPV6_PREFIX": "56", "PDPP_MCP_RS_MAX_BYTES_IN_FLIGHT": "1048576"},
+			limits{VerifyRate: 2.5, VerifyBurst: 10, VerifyIPv6Prefix: 56, MaxRSBytesInFlight: 1 << 20}, ""},
+		{"flags beat environment", append(base, "--verify-rate", "1", "--verify-burst", "3", "--verify-ipv6-prefix", "128", "--rs-max-bytes-in-flight", "4096"),
+			map[string]string{"PDPP_MCP_VERIFY_RATE": "2.5", "PDPP_MCP_VERIFY_BURST": "10", "PDPP_MCP_VERIFY_IPV6_PREFIX": "48"}, limits{VerifyRate: 1, VerifyBurst: 3, VerifyIPv6Prefix: 128, MaxRSBytesInFlight: 4096}, ""},
+		{"prefix too long", append(base, "--verify-ipv6-prefix", "129"), nil, limits{}, "--verify-ipv6-prefix"},
+		{"prefix not a number", base, map[string]string{"PDPP_MCP_VERIFY_IPV6_PREFIX": "/64"}, limits{}, "--verify-ipv6-prefix"},
 		{"negative rate", append(base, "--verify-rate", "-1"), nil, limits{}, "--verify-rate"},
 		{"NaN rate", append(base, "--verify-rate", "NaN"), nil, limits{}, "--verify-rate"},
 		{"infinite rate", base, map[string]string{"PDPP_MCP_VERIFY_RATE": "+Inf"}, limits{}, "--verify-rate"},
@@ -279,5 +281,61 @@ func TestServeLimitFlags(t *testing.T) {
 				t.Errorf("limits (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMaxResultBytesFlag: serve, stdio and demo take --max-result-bytes
+// (or PDPP_MCP_MAX_RESULT_BYTES; the flag first), default to the adapter's
+// ceiling (zero), and refuse a value below what a page's handles need, a
+// huge one, or one that is not a number (exit 64).
+func TestMaxResultBytesFlag(t *testing.T) {
+	t.Parallel()
+	parse := map[string]func(args []string, env map[string]string) (int, int, bool, string){
+		"serve": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			f, code, ok := parseServeFlags(append([]string{"--provider-url", "http://127.0.0.1:1"}, args...), mapEnv(env), &stdout, &stderr)
+			return f.cfg.MaxResultBytes, code, ok, stderr.String()
+		},
+		"stdio": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			f, code, ok := parseStdioFlags(append([]string{"--provider-url", "http://127.0.0.1:1"}, args...), mapEnv(env), &stdout, &stderr)
+			return f.maxResultBytes, code, ok, stderr.String()
+		},
+		"demo": func(args []string, env map[string]string) (int, int, bool, string) {
+			var stdout, stderr bytes.Buffer
+			d, code, ok := parseDemoFlags(args, mapEnv(env), &stdout, &stderr)
+			return d.maxResultBytes, code, ok, stderr.String()
+		},
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    int
+		wantErr bool
+	}{
+		{"default", nil, nil, 0, false},
+		{"environment", nil, map[string]string{"PDPP_MCP_MAX_RESULT_BYTES": "24000"}, 24000, false},
+		{"flag beats environment", []string{"--max-result-bytes", "30000"}, map[string]string{"PDPP_MCP_MAX_RESULT_BYTES": "24000"}, 30000, false},
+		{"below the minimum", []string{"--max-result-bytes", "1000"}, nil, 0, true},
+		{"huge", []string{"--max-result-bytes", "99999999"}, nil, 0, true},
+		{"with a unit", []string{"--max-result-bytes", "11KB"}, nil, 0, true},
+	}
+	for mode, p := range parse {
+		for _, tc := range cases {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				got, code, ok, stderr := p(tc.args, tc.env)
+				if tc.wantErr {
+					if ok || code != exitUsage || !strings.Contains(stderr, "--max-result-bytes") {
+						t.Fatalf("ok %v, exit %d, stderr %q; want exit %d naming --max-result-bytes", ok, code, stderr, exitUsage)
+					}
+					return
+				}
+				if !ok || got != tc.want {
+					t.Fatalf("ok %v (exit %d, %s), max-result-bytes %d; want %d", ok, code, stderr, got, tc.want)
+				}
+			})
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/hosted"
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
@@ -61,7 +62,9 @@ type demoFlags struct {
 	// realAuth runs the mock's AS in the real AS's posture behind the
 	// adapter's sign-in front (issue 22).
 	realAuth bool
-	logger   *slog.Logger
+	// maxResultBytes is --max-result-bytes (0: the adapter's default).
+	maxResultBytes int
+	logger         *slog.Logger
 }
 
 // parseDemoFlags reads the demo flags and checks them: a bad log setting
@@ -69,19 +72,29 @@ type demoFlags struct {
 func parseDemoFlags(args []string, env func(string) string, stdout, stderr io.Writer) (demoFlags, int, bool) {
 	var d demoFlags
 	fs := flag.NewFlagSet("pdpp-mcp demo", flag.ContinueOnError)
-	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", defaultDemoAddr), "adapter listen address, loopback only; the default falls back to a free port when taken (port 0 picks a free port)")
+	fs.StringVar(&d.addr, "addr", envOr(env, "PDPP_MCP_ADDR", defaultDemoAddr), "adapter listen address, loopback only; the default falls back to a free port when taken (port 0 picks a free port) (PDPP_MCP_ADDR)")
 	fs.BoolVar(&d.asJSON, "json", false, "print one JSON line (mcp_url, rs_url, authorization_server, bearer, grants, cache_root) once ready")
 	fs.StringVar(&d.rsAddr, "rs-addr", defaultDemoRSAddr, "mock RS listen address, loopback only; the default port keeps the printed stdio setup valid across restarts and falls back to a free port when taken (port 0 picks a free port)")
 	fs.StringVar(&d.cacheRoot, "cache-root", "", "where to write the demo credential cache (default: pdpp-mcp/demo under the user's cache directory, kept across runs)")
 	fs.DurationVar(&d.tokenTTL, "token-ttl", 0, "lifetime of the demo's client tokens, to watch expiry and refresh happen (e.g. 2m; 0: they never expire)")
 	fs.BoolVar(&d.realAuth, "real-auth", false, "run the authorization server as the real one behaves (a generic sign-in gets a package token the RS refuses) behind the adapter's sign-in front, which asks for both Gmail connections")
 	logs := addLogFlags(fs, env, "warn", "text")
+	var maxResult string
+	addMaxResultFlag(fs, env, &maxResult)
+	if err := bindEnv(fs, env, "PDPP_MCP_DEMO_"); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
 	if code, ok := parseFlags(fs, demoUsage, args, stdout, stderr); !ok {
 		return d, code, false
 	}
+	var err error
+	if d.maxResultBytes, err = parseMaxResultBytes(maxResult); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
+		return d, exitUsage, false
+	}
 	d.rsAddrChosen = flagSet(fs, "rs-addr")
 	d.addrChosen = flagSet(fs, "addr") || d.addr != defaultDemoAddr
-	var err error
 	if d.logger, err = logs.logger(stderr); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp demo: %v\n", err)
 		return d, exitUsage, false
@@ -156,7 +169,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	}
 
 	lasting := demoSetupLasts(d.rsAddr, note, wantRoot)
-	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds)
+	root, cleanup, err := writeDemoCache(wantRoot, rsSrv.URL, ds, lasting)
 	if err != nil {
 		return fail("credential cache: %v", err)
 	}
@@ -164,6 +177,7 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	// /connect and /llms.txt show the stdio setup that works here (this
 	// binary, the cache just written), not `pdpp connect`.
 	handler, err := newHostedHandler(hostedConfig{RSURL: rsSrv.URL, ServerName: adapter.DefaultServerName, Logger: d.logger, SignIn: signIn,
+		MaxResultBytes: d.maxResultBytes, CursorKey: demoCursorKey(wantRoot, root, d.logger),
 		LocalStdio: &hosted.LocalStdio{Exe: demoExecutable(), CacheRoot: root}})
 	if err != nil {
 		return fail("%v", err)
@@ -199,14 +213,42 @@ func runDemo(ctx context.Context, args []string, env func(string) string, stdout
 	return exitOK
 }
 
+// demoCursorKey is the key the demo's hosted adapter seals cursors with:
+// kept in the demo cache root like its other state (the same secret the
+// stdio adapter of that cache uses), so a next_cursor issued before a
+// restart continues after it. A demo without a lasting root (wantRoot
+// "") gets a per-process key; so does one whose secret cannot be kept,
+// with a warning.
+func demoCursorKey(wantRoot, root string, logger *slog.Logger) *contentladder.CursorKey {
+	if wantRoot == "" {
+		return nil
+	}
+	secret, path, warn, err := credcache.CursorSecret(root)
+	if warn != "" {
+		logger.Warn("demo cursor secret", "warning", warn)
+	}
+	var key *contentladder.CursorKey
+	if err == nil {
+		key, err = contentladder.NewCursorKey(secret)
+	}
+	if err != nil {
+		logger.Warn("demo cursor secret unusable; cursors end with this process", "path", path, "error", err)
+		return nil
+	}
+	return key
+}
+
 // demoAuthStateFile is the demo authorization server's state, in the
 // demo cache root.
 const demoAuthStateFile = "authorization-server.json"
 
 // demoSignInDetails is the demo's sign-in selection: both Gmail
-// connections, in the shape the real AS reads (the connector as
-// source.id; instance_ids because the owner has two connections).
-var demoSignInDetails = `[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"gmail"},` +
+// connections, in the shape the reference AS accepts (type
+// https://pdpp.dev/data-access, the connector's source URI, a purpose
+// code, an access mode; instance_ids because the owner has two
+// connections). README's --sign-in-details example is this selection.
+var demoSignInDetails = `[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"https://registry.pdpp.dev/connectors/gmail"},` +
+	`"purpose_code":"https://pdpp.dev/purpose/personal_ai_assistant","access_mode":"continuous",` +
 	`"streams":[{"name":"*","instance_ids":["` + demodata.GmailWorkConnectionID + `","` + demodata.GmailPersonalConnectionID + `"]}]}]`
 
 // demoSetupLasts reports whether the printed stdio setup survives a demo
@@ -294,8 +336,11 @@ func grantToken(ds *rstest.Dataset, id string) string {
 // seed and never expire, so a file written by an earlier run stays valid:
 // rewriting it is idempotent. An empty root means a fresh temporary
 // directory that cleanup removes (only when no user cache directory
-// exists); a given root is left in place.
-func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), error) {
+// exists); a given root is left in place. The file is named after the
+// RS's port, so unless the setup lasts (the default port, bound), cleanup
+// removes the file: a fallback or port-0 RS is gone after this run, and
+// its file would only pile up beside the lasting one.
+func writeDemoCache(root, rsURL string, ds *rstest.Dataset, lasting bool) (string, func(), error) {
 	cleanup := func() {}
 	if root == "" {
 		dir, err := os.MkdirTemp("", "pdpp-mcp-demo-")
@@ -336,6 +381,13 @@ func writeDemoCache(root, rsURL string, ds *rstest.Dataset) (string, func(), err
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return "", cleanup, err
+	}
+	if !lasting {
+		removeDir := cleanup
+		cleanup = func() {
+			_ = os.Remove(path)
+			removeDir()
+		}
 	}
 	return root, cleanup, nil
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -235,8 +237,18 @@ func TestDemoJSON(t *testing.T) {
 	}
 
 	p.stop(t, syscall.SIGINT)
-	if _, _, err := credcache.Load(ready.CacheRoot, ready.RSURL, time.Now()); err != nil {
-		t.Errorf("the demo cache must outlive the demo (the printed stdio setup names it): %v", err)
+	// The RS ran on port 0, so its setup was for this run only: the file
+	// for that port goes with it; the cache root (and the authorization
+	// server's state in it) stays.
+	path, err := credcache.CacheFilePath(ready.CacheRoot, ready.RSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the cache file for the port-0 RS outlived the demo: %s (%v)", path, err)
+	}
+	if _, err := os.Stat(ready.CacheRoot); err != nil {
+		t.Errorf("the cache root went with the demo: %v", err)
 	}
 }
 

@@ -86,9 +86,13 @@ func (m *mockrsFlags) options() (rstest.Options, error) {
 }
 
 // runMockRS serves the mock RS over the demo dataset until interrupted.
-func runMockRS(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+func runMockRS(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp mockrs", flag.ContinueOnError)
 	m := defineMockRSFlags(fs)
+	if err := bindEnv(fs, env, "PDPP_MCP_MOCKRS_"); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp mockrs: %v\n", err)
+		return exitUsage
+	}
 	if code, ok := parseFlags(fs, mockrsUsage, args, stdout, stderr); !ok {
 		return code
 	}

@@ -118,6 +118,8 @@ type hostedConfig struct {
 	AuthorizationServers []string
 	// MaxBodyBytes caps /mcp request bodies; default 1 MiB.
 	MaxBodyBytes int64
+	// MaxResultBytes is the adapter's result ceiling; zero: its default.
+	MaxResultBytes int
 	// Auth selects JWT / introspection; zero = the RS schema probe.
 	Auth bearerauth.Options
 	// Metrics is the registry to record into; nil makes a fresh one.
@@ -153,7 +155,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		return nil, err
 	}
 	a, err := adapter.New(adapter.Config{RS: rs, ServerName: cfg.ServerName, Version: appVersion(), CursorKey: cfg.CursorKey,
-		Logger: cfg.Logger, Observer: metrics, Waits: cfg.Waits})
+		Logger: cfg.Logger, Observer: metrics, Waits: cfg.Waits, MaxResultBytes: cfg.MaxResultBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +176,7 @@ func newHostedHandler(cfg hostedConfig) (http.Handler, error) {
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		VerifyRate:           cfg.Limits.VerifyRate,
 		VerifyBurst:          cfg.Limits.VerifyBurst,
+		VerifyIPv6Prefix:     cfg.Limits.VerifyIPv6Prefix,
 		AuthorizationServers: cfg.AuthorizationServers,
 		Auth:                 cfg.Auth,
 		Metrics:              metrics,
@@ -232,7 +235,7 @@ type serveFlags struct {
 type serveFlagValues struct {
 	providerURL, addr, metricsAddr, shutdown, publicURL string
 	origins, proxies, asServers, serverName             string
-	maxBody                                             string
+	maxBody, maxResult                                  string
 	jwtIssuer, jwtAudience, jwtKeys, jwksURL            string
 	introURL, introID                                   string
 	signInDetails, signInConnector                      string
@@ -270,6 +273,7 @@ func defineServeFlags(fs *flag.FlagSet, env func(string) string) *serveFlagValue
 	v.logs = addLogFlags(fs, env, "info", "json")
 	v.lims = addLimitFlags(fs, env)
 	v.waits = addWaitFlag(fs, env)
+	addMaxResultFlag(fs, env, &v.maxResult)
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	return v
 }
@@ -337,6 +341,9 @@ func (v *serveFlagValues) hostedConfig(env func(string) string) (hostedConfig, e
 	}
 	cfg := hostedConfig{RSURL: norm, ServerName: v.serverName, AllowedOrigins: splitList(v.origins),
 		AuthorizationServers: splitList(v.asServers), MaxBodyBytes: maxBody}
+	if cfg.MaxResultBytes, err = parseMaxResultBytes(v.maxResult); err != nil {
+		return cfg, err
+	}
 	if cfg.Limits, err = v.lims.parse(); err != nil {
 		return cfg, err
 	}

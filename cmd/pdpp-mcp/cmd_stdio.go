@@ -41,6 +41,7 @@ flags:
 // beat env.
 type stdioFlags struct {
 	providerURL, cacheRoot, serverName string
+	maxResultBytes                     int
 	logger                             *slog.Logger
 	waits                              adapter.Waits
 }
@@ -55,6 +56,8 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 	fs.StringVar(&f.serverName, "server-name", envOr(env, "PDPP_MCP_SERVER_NAME", adapter.DefaultServerName), "serverInfo name (PDPP_MCP_SERVER_NAME)")
 	logs := addLogFlags(fs, env, "info", "json")
 	waits := addWaitFlag(fs, env)
+	var maxResult string
+	addMaxResultFlag(fs, env, &maxResult)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, stdioUsage, args, stdout, stderr); !ok {
 		return f, code, false
@@ -69,6 +72,10 @@ func parseStdioFlags(args []string, env func(string) string, stdout, stderr io.W
 		return f, exitUsage, false
 	}
 	if f.waits, err = parseWaits(*waits); err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return f, exitUsage, false
+	}
+	if f.maxResultBytes, err = parseMaxResultBytes(maxResult); err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return f, exitUsage, false
 	}
@@ -134,7 +141,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		reconnect = renew
 	}
 	cfg := adapter.Config{RS: rs, ServerName: f.serverName, Version: appVersion(), Logger: logger,
-		Reconnect: reconnect, Grants: renewedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits}
+		Reconnect: reconnect, Grants: renewedGrants(tokens, nil), CursorKey: cursorKey, Waits: f.waits, MaxResultBytes: f.maxResultBytes}
 	// owners is filled by the start-up classification, before serving;
 	// Reload reads it only from tool calls, after.
 	owners := map[string]bool{}

@@ -74,7 +74,7 @@ func TestConnectFlags(t *testing.T) {
 func TestConnectSelectionParams(t *testing.T) {
 	t.Parallel()
 	details := filepath.Join(t.TempDir(), "d.json")
-	if err := os.WriteFile(details, []byte("[ {\"type\": \"t\", \"connector_id\": \"slack\", \"streams\": [ {\"name\": \"messages\"} ] } ]"), 0o600); err != nil {
+	if err := os.WriteFile(details, []byte(`[{"type": "https://pdpp.dev/data-access", "source": {"kind": "connector", "id": "https://registry.pdpp.dev/connectors/slack"}, "purpose_code": "https://pdpp.dev/purpose/personal_ai_assistant", "access_mode": "continuous", "streams": [{"name": "messages"}]}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -82,7 +82,7 @@ func TestConnectSelectionParams(t *testing.T) {
 		want                     url.Values
 	}{
 		{"connector", "", "slack", url.Values{"connector_id": {"slack"}}},
-		{"details", details, "", url.Values{"authorization_details": {`[{"type":"t","connector_id":"slack","streams":[{"name":"messages"}]}]`}}},
+		{"details", details, "", url.Values{"authorization_details": {`[{"type":"https://pdpp.dev/data-access","source":{"kind":"connector","id":"https://registry.pdpp.dev/connectors/slack"},"purpose_code":"https://pdpp.dev/purpose/personal_ai_assistant","access_mode":"continuous","streams":[{"name":"messages"}]}]`}}},
 		{"none", "", "", url.Values{}},
 	} {
 		sel, err := connectSelection(tc.details, tc.connector)

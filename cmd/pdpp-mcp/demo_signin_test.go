@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -171,5 +172,58 @@ func TestDemoSignInSurvivesARestart(t *testing.T) {
 	again := authorizeAndExchange(t, saved.conf, ready.MCPURL) // the registered client is still known
 	if status, _ := countWork(t, ready.MCPURL, again.AccessToken); status != http.StatusOK {
 		t.Errorf("a new sign-in with the saved client: %d", status)
+	}
+}
+
+// callMCP posts one tools/call to the adapter with bearer and returns the
+// HTTP status and the raw response.
+func callMCP(t *testing.T, mcpURL, bearer, tool string, args map[string]any) (int, string) {
+	t.Helper()
+	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(params) + `}`
+	req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	return res.StatusCode, string(b)
+}
+
+// A next_cursor the hosted demo printed before a restart continues after
+// it: the demo keeps its cursor secret in its cache root like its other
+// state.
+func TestDemoCursorSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	home := t.TempDir()
+	args := []string{"--addr", freeLoopbackAddr(t), "--rs-addr", freeLoopbackAddr(t), "--json"}
+	var ready struct {
+		MCPURL string `json:"mcp_url"`
+		Bearer string `json:"bearer"`
+	}
+	p := startDemoIn(t, bin, home, args...)
+	if err := json.Unmarshal([]byte(p.line(t, 60*time.Second)), &ready); err != nil || ready.Bearer == "" {
+		t.Fatalf("ready line: %v", err)
+	}
+	page := map[string]any{"stream": "messages", "connection_id": demodata.GmailWorkConnectionID, "limit": 5}
+	status, first := callMCP(t, ready.MCPURL, ready.Bearer, "query_records", page)
+	m := regexp.MustCompile(`next_cursor=([A-Za-z0-9_-]+)`).FindStringSubmatch(first)
+	if status != http.StatusOK || m == nil {
+		t.Fatalf("first page: %d %.400s", status, first)
+	}
+	p.stop(t, syscall.SIGINT)
+
+	p = startDemoIn(t, bin, home, args...)
+	p.line(t, 60*time.Second)
+	page["cursor"] = m[1]
+	delete(page, "limit")
+	status, second := callMCP(t, ready.MCPURL, ready.Bearer, "query_records", page)
+	if status != http.StatusOK || strings.Contains(second, "invalid_cursor") || !strings.Contains(second, "query_records stream=messages records=5") {
+		t.Fatalf("the cursor issued before the restart, after it: %d %.400s", status, second)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
+
+	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
 // parseFlags parses args into fs. An explicit --help is a request, not a
@@ -78,4 +81,30 @@ func (l logFlags) logger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want json or text", *l.format)
+}
+
+// maxResultFlag is --max-result-bytes, shared by serve, stdio and demo: the
+// most bytes one tool result takes in each channel (adapter.Config's
+// MaxResultBytes). The default stays under what the strictest host keeps
+// whole; raise it only for hosts known to keep more.
+func addMaxResultFlag(fs *flag.FlagSet, env func(string) string, dst *string) {
+	fs.StringVar(dst, "max-result-bytes", envOr(env, "PDPP_MCP_MAX_RESULT_BYTES", ""),
+		fmt.Sprintf("most bytes one tool result takes in its text and in its structuredContent; default %d, under the 12,024 bytes Codex keeps of a result for a model it does not know (PDPP_MCP_MAX_RESULT_BYTES)",
+			adapter.DefaultMaxResultBytes))
+}
+
+// maxMaxResultBytes bounds --max-result-bytes: a result is one model
+// turn's reading, never megabytes.
+const maxMaxResultBytes = 1 << 20
+
+// parseMaxResultBytes reads --max-result-bytes: "" is the default (0).
+func parseMaxResultBytes(v string) (int, error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < adapter.MinMaxResultBytes || n > maxMaxResultBytes {
+		return 0, fmt.Errorf("--max-result-bytes %q: want a number of bytes from %d to %d", v, adapter.MinMaxResultBytes, maxMaxResultBytes)
+	}
+	return n, nil
 }

@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -115,6 +116,9 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 			return runVersion(ctx, args[1:], env, stdout, stderr)
 		case "help", "--help", "-help", "-h":
 			return runHelp(ctx, args[1:], env, stdout, stderr)
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			return unknownCommand(args[0], stderr)
 		}
 	}
 	return runStdio(ctx, args, env, stdout, stderr)

@@ -174,14 +174,17 @@ func (s *Server) register(c *call) {
 }
 
 // authorize is the authorization-code + PKCE step. It approves the
-// configured grant at once (no person), or redirects access_denied.
+// configured grant at once (no person), or redirects access_denied. The
+// query is read as the reference server reads it (ParseQS): a parameter
+// that qs makes an array or an object is not the string it needs.
 func (s *Server) authorize(c *call) {
-	q := c.r.URL.Query()
+	q := ParseQS(c.r.URL.RawQuery)
+	str := func(k string) string { v, _ := q[k].(string); return v }
 	s.as.mu.Lock()
-	cl := s.as.clients[q.Get("client_id")]
+	cl := s.as.clients[str("client_id")]
 	deny := s.as.deny
 	s.as.mu.Unlock()
-	redirect := q.Get("redirect_uri")
+	redirect := str("redirect_uri")
 	if cl == nil || !contains(cl.RedirectURIs, redirect) {
 		// Never redirect to a URI the client did not register.
 		s.oauthError(c, http.StatusBadRequest, "invalid_request", "unknown client_id or unregistered redirect_uri")
@@ -193,16 +196,16 @@ func (s *Server) authorize(c *call) {
 		for k, v := range params {
 			qs[k] = v
 		}
-		if st := q.Get("state"); st != "" {
+		if st := str("state"); st != "" {
 			qs.Set("state", st)
 		}
 		u.RawQuery = qs.Encode()
 		http.Redirect(c.w, c.r, u.String(), http.StatusFound)
 	}
 	switch {
-	case q.Get("response_type") != "code":
+	case str("response_type") != "code":
 		back(url.Values{"error": {"unsupported_response_type"}})
-	case q.Get("code_challenge_method") != "S256" || len(q.Get("code_challenge")) != 43:
+	case str("code_challenge_method") != "S256" || len(str("code_challenge")) != 43:
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"PKCE with code_challenge_method=S256 is required"}})
 	case deny:
 		back(url.Values{"error": {"access_denied"}, "error_description": {"the owner denied the request"}})
@@ -210,15 +213,19 @@ func (s *Server) authorize(c *call) {
 		sel := selection{grantID: s.opts.AuthGrantID}
 		if s.opts.AuthRealPosture {
 			var err error
-			if sel, err = s.resolveSelection(q.Get("authorization_details"), q.Get("connector_id")); err != nil {
+			if sel, err = s.resolveSelection(q); err != nil {
 				// The real AS answers a raw JSON 400 and issues no code.
-				s.oauthError(c, http.StatusBadRequest, "invalid_request", err.Error())
+				code := "invalid_request"
+				if se, ok := err.(*selectionError); ok {
+					code = se.code
+				}
+				s.oauthError(c, http.StatusBadRequest, code, err.Error())
 				return
 			}
 		}
 		code := randomID("", 24)
 		s.as.mu.Lock()
-		s.as.codes[code] = &authCode{clientID: cl.ID, redirectURI: redirect, challenge: q.Get("code_challenge"),
+		s.as.codes[code] = &authCode{clientID: cl.ID, redirectURI: redirect, challenge: str("code_challenge"),
 			expires: s.opts.Now().Add(authCodeTTL), sel: sel}
 		s.as.mu.Unlock()
 		back(url.Values{"code": {code}}) // no iss, as the real AS (D16)

@@ -1,0 +1,63 @@
+package adapter
+
+// fitCeiling settles how many of the page's merged hits it shows and its
+// paging handles. A page whose budget stays within the result ceiling
+// shows every hit; a larger one shows the hits that fit the ceiling whole
+// (title and snippet), or as many as searchTextBudget gives within the
+// ceiling cut evenly, whichever is more, and leaves the rest for the next
+// page. next(taken) is the paging state after the page takes taken[i]
+// hits of source i: whether any source has more, and the cursor then.
+// The ranked merge takes a prefix of each source's hits, so any prefix
+// of the page is a valid page.
+func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources int) {
+	n := len(p.hits)
+	settle := func(k int) {
+		taken := make([]int, sources)
+		for _, src := range p.sources[:k] {
+			taken[src]++
+		}
+		p.hasMore, p.nextCursor = next(taken)
+		p.held = n - k
+		p.multiConn = multiConnection(p.hits)
+		p.laid = nil
+	}
+	settle(n)
+	if p.ceiling <= 0 || searchTextBudget(n) <= p.ceiling || len(p.sources) != n {
+		return
+	}
+	all, natural, floor := p.hits, make([]int, n), make([]int, n)
+	for i, h := range all {
+		l := h.hitLine(i)
+		label := len(h.label())
+		natural[i] = len(l.render(searchResultSnippet)) + hitJSONExtra + label
+		floor[i] = len(l.render(0)) + hitJSONExtra + label
+	}
+	fits := func(k int) bool {
+		p.hits = all[:k]
+		settle(k)
+		room := p.ceiling - p.framing()
+		return sum(natural[:k]) <= room || (searchTextBudget(k) <= p.ceiling && sum(floor[:k]) <= room)
+	}
+	if fits(n) {
+		return
+	}
+	for k := n - 1; k > 0; k-- {
+		if fits(k) {
+			p.sources = p.sources[:k]
+			return
+		}
+	}
+	p.hits = all
+	settle(n)
+}
+
+// framing is the bytes the page takes besides its hit lines, in the
+// larger of its two channels: the header and footer or the structured
+// members, and the warning lines.
+func (p *searchPage) framing() int {
+	n := max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
+	for _, w := range p.layoutWarnings() {
+		n += len(w) + 8
+	}
+	return n
+}
