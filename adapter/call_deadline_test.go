@@ -45,7 +45,7 @@ func (w withholdingRS) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestACallIsBoundedAsAWhole: when the RS accepts requests and never
 // answers, a tool call ends when its own deadline (Waits.Call) does,
 // however many RS requests it makes one after another, and answers a
-// typed error that says the resource server did not answer. The calls
+// typed error that says the resource server gave no answer in time. The calls
 // run in a synctest bubble over an in-memory transport, so the clock they
 // read is the bubble's: the elapsed time is exact and owes nothing to the
 // machine's speed. Each RS request alone may take an hour (rsclient's
@@ -91,7 +91,7 @@ func TestACallIsBoundedAsAWhole(t *testing.T) {
 				if took := time.Since(start); took != callTimeout {
 					t.Errorf("the call took %v of the bubble's clock, want its deadline %v", took, callTimeout)
 				}
-				if code := r.errorCode(t); code != "rs_timeout" || !strings.Contains(r.text(), "did not answer") {
+				if code := r.errorCode(t); code != "rs_timeout" || !strings.Contains(r.text(), "answer in time") {
 					t.Errorf("answer: %s", r.text())
 				}
 			})
