@@ -94,12 +94,32 @@ func connectionChoice(ix *schemaindex.Index, grants []Grant, keys []string, stre
 	if len(conns) == 1 {
 		return grantChoiceError(ix, grants, keys, stream, conns[0])
 	}
-	te := ambiguityError("ambiguous_connection", distinctCandidates(ix, stream, maxCandidates), stream)
+	c := distinctCandidates(ix, stream, maxCandidates)
+	te := ambiguityError("ambiguous_connection", c, stream)
 	for _, cn := range shared[:min(len(shared), maxCandidates)] {
+		ids := grantIDs(ix, ix.ServingGrants(stream, cn))
 		te.Message += fmt.Sprintf("; connection %s is served by grants %s, none covering the others: give grant_id with it",
-			cn, strings.Join(grantIDs(ix, ix.ServingGrants(stream, cn)), " and "))
+			cn, strings.Join(ids, " and "))
+		markSharedConnection(te, cn, ids)
 	}
 	return te
+}
+
+// markSharedConnection names, on the listed source of connection cn, the
+// grants that serve it (grant_ids, comma-separated): connection_id alone
+// would leave the grant to choose, so its next steps carry grant_id too.
+func markSharedConnection(te *toolError, cn string, ids []string) {
+	for _, f := range te.Extra {
+		items, ok := f.Value.([]map[string]string)
+		if f.Key != "available_connections" || !ok {
+			continue
+		}
+		for _, it := range items {
+			if it["connection_id"] == cn {
+				it["grant_ids"] = strings.Join(ids, ",")
+			}
+		}
+	}
 }
 
 // servedConnections are the distinct connections through which the grants

@@ -126,16 +126,19 @@ type errorOf struct {
 	Connections []struct {
 		ConnectionID string `json:"connection_id"`
 	} `json:"available_connections"`
+	NextSteps []string `json:"-"` // the error body's, beside error
 }
 
 func decodeError(t *testing.T, r toolResult) errorOf {
 	t.Helper()
 	var env struct {
-		Error errorOf `json:"error"`
+		Error     errorOf  `json:"error"`
+		NextSteps []string `json:"next_steps"`
 	}
 	if err := json.Unmarshal([]byte(r.text()), &env); err != nil || !r.IsError {
 		t.Fatalf("want an error: %v\n%s", err, r.text())
 	}
+	env.Error.NextSteps = env.NextSteps
 	return env.Error
 }
 
@@ -180,6 +183,20 @@ func TestAmbiguityWithoutConnectionGivesAStepThatWorks(t *testing.T) {
 	}
 	if !strings.Contains(e.Message, demodata.GmailWorkConnectionID+" is served by grants") || !strings.Contains(e.Message, "grant_id") {
 		t.Errorf("the shared connection must be named with grant_id: %s", e.Message)
+	}
+	if len(e.NextSteps) != 3 {
+		t.Errorf("want a step for the unshared connection and one per grant on the shared one: %q", e.NextSteps)
+	}
+	for _, step := range e.NextSteps { // every step runs as written
+		_, call, ok := strings.Cut(step, ": aggregate ")
+		var args map[string]any
+		if !ok || json.Unmarshal([]byte(call), &args) != nil {
+			t.Errorf("step is not an aggregate call: %q", step)
+			continue
+		}
+		if r := two.c.call("aggregate", args); r.IsError {
+			t.Errorf("step %q fails: %s", step, r.text())
+		}
 	}
 	if r := two.c.call("aggregate", count("connection_id", demodata.GmailPersonalConnectionID)); r.IsError {
 		t.Errorf("connection_id of the unshared connection fails: %s", r.text())
