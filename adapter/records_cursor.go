@@ -246,7 +246,22 @@ func (s *Server) openRecordsCursor(a *queryRecordsArgs) (*recordsCursor, *toolEr
 	case a.ChangesSince != "":
 		return nil, cursorError("changes_since", "cursor already continues the changes feed; pass cursor alone (changes_since beside it would restart or skip the feed)")
 	}
-	want, got := c.Shape, a.shape()
+	if e := shapeMismatch(c, a.shape()); e != nil {
+		return nil, e
+	}
+	want := c.Shape
+	a.Order, a.Sort, a.Count, a.Fields, a.View, a.Expand = want.Order, want.Sort, want.Count, want.Fields, want.View, want.Expand
+	a.Filter, a.ExpandLimit = want.Filter, want.ExpandLimit
+	if a.Limit == 0 {
+		a.Limit = want.Limit
+	}
+	return &c, nil
+}
+
+// shapeMismatch is the refusal of a call that repeats an argument with a
+// value other than the one cursor c was issued with; nil when none does.
+func shapeMismatch(c recordsCursor, got recordsShape) *toolError {
+	want := c.Shape
 	same := func(param string, given bool, equal bool) *toolError {
 		if given && !equal {
 			return cursorError(param, fmt.Sprintf("%s differs from the call this cursor continues; omit %s (the cursor keeps it) or repeat the first call without cursor", param, param))
@@ -267,15 +282,10 @@ func (s *Server) openRecordsCursor(a *queryRecordsArgs) (*recordsCursor, *toolEr
 		same("limit", c.Skip > 0 && got.Limit != 0, got.Limit == want.Limit),
 	} {
 		if chk != nil {
-			return nil, chk
+			return chk
 		}
 	}
-	a.Order, a.Sort, a.Count, a.Fields, a.View, a.Expand = want.Order, want.Sort, want.Count, want.Fields, want.View, want.Expand
-	a.Filter, a.ExpandLimit = want.Filter, want.ExpandLimit
-	if a.Limit == 0 {
-		a.Limit = want.Limit
-	}
-	return &c, nil
+	return nil
 }
 
 // nextRecordsCursor turns the RS's paging tokens into the page's printed

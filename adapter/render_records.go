@@ -168,33 +168,10 @@ func (p *recordPage) layout() {
 	if n == 0 {
 		return
 	}
-	prefixes := make([]string, n)
-	reserved := make([]int, n) // the longer of the line's and the JSON record's framing
-	previews := make([]*preview, n)
-	natural := make([]int, n)
-	floor := make([]int, n)
-	bare := make([]int, n) // the floor without role fields: handles and a member count
-	longestID, longestKey := "", ""
-	for i, r := range p.records {
-		prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.ID
-		if r.Deleted {
-			prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
-		}
-		if len(r.ID) > len(longestID) {
-			longestID = r.ID
-		}
-		reserved[i] = max(len(prefixes[i]), structuredRecordFraming(r))
-		natural[i], floor[i], bare[i] = reserved[i], reserved[i], reserved[i]
-		if pv := p.parsed[i]; pv != nil && pv.minimalLen() > 0 {
-			previews[i] = pv
-			natural[i] += 1 + pv.size(previewMaxRunes)
-			floor[i] += 1 + pv.roleFloorLen()
-			bare[i] += 1 + pv.fitFloorLen()
-			if k := pv.longestKey(); len(k) > len(longestKey) {
-				longestKey = k
-			}
-		}
-	}
+	m := p.measure()
+	prefixes, reserved, previews := m.prefixes, m.reserved, m.previews
+	natural, floor, bare := m.natural, m.floor, m.bare
+	longestID, longestKey := m.longestID, m.longestKey
 	// Both channels carry the same fitted values, so the page is fitted to
 	// the larger of the two framings: the text's header, legend and footer,
 	// or the JSON's members, warnings and cut hint (R-3: the same budget
@@ -242,6 +219,45 @@ func (p *recordPage) layout() {
 		}
 		p.lines[i] = line
 	}
+}
+
+// recordSizes are each record line's prefix and its sizes: the framing
+// reserved (the longer of the line's and the JSON record's), the natural
+// size, the floor with role fields, and the bare floor (handles and a
+// member count); and the longest id and member name, for the cut hint.
+type recordSizes struct {
+	prefixes                       []string
+	reserved, natural, floor, bare []int
+	previews                       []*preview
+	longestID, longestKey          string
+}
+
+// measure sizes every record line of the page.
+func (p *recordPage) measure() recordSizes {
+	n := len(p.records)
+	m := recordSizes{prefixes: make([]string, n), reserved: make([]int, n), previews: make([]*preview, n),
+		natural: make([]int, n), floor: make([]int, n), bare: make([]int, n)}
+	for i, r := range p.records {
+		m.prefixes[i] = "\n" + strconv.Itoa(i+1) + ". " + r.ID
+		if r.Deleted {
+			m.prefixes[i] += " deleted_at=" + truncateBytes(r.DeletedAt, 40)
+		}
+		if len(r.ID) > len(m.longestID) {
+			m.longestID = r.ID
+		}
+		m.reserved[i] = max(len(m.prefixes[i]), structuredRecordFraming(r))
+		m.natural[i], m.floor[i], m.bare[i] = m.reserved[i], m.reserved[i], m.reserved[i]
+		if pv := p.parsed[i]; pv != nil && pv.minimalLen() > 0 {
+			m.previews[i] = pv
+			m.natural[i] += 1 + pv.size(previewMaxRunes)
+			m.floor[i] += 1 + pv.roleFloorLen()
+			m.bare[i] += 1 + pv.fitFloorLen()
+			if k := pv.longestKey(); len(k) > len(m.longestKey) {
+				m.longestKey = k
+			}
+		}
+	}
+	return m
 }
 
 // holdBack keeps the leading records that fit the ceiling with their role

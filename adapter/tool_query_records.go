@@ -51,22 +51,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		return errorResult(e)
 	}
 	ctx = withGrantChoice(ctx, a.GrantID)
-	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
-		return errorResult(e)
-	}
-	var prev *recordsCursor
-	if a.Cursor != "" {
-		c, e := s.openRecordsCursor(&a)
-		if e != nil {
-			return errorResult(e)
-		}
-		prev = c
-	}
-	filter, e := parseFilter(a.Filter)
-	if e != nil {
-		return errorResult(e)
-	}
-	expandLimit, e := parseExpandLimit(a.ExpandLimit)
+	in, e := s.readRecordsInput(&a)
 	if e != nil {
 		return errorResult(e)
 	}
@@ -78,51 +63,91 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 	if e != nil {
 		return set.annotate(errorResult(e))
 	}
-	q := rsclient.RecordsQuery{
-		Stream: a.Stream, Limit: a.Limit, Order: a.Order, Count: a.Count,
-		Fields: a.Fields, View: a.View, Expand: a.Expand, ExpandLimit: expandLimit,
-		ChangesSince: a.ChangesSince, ConnectionID: a.ConnectionID, Filter: filter,
+	if in.prev != nil && in.prev.Grant != grantTag(g) {
+		return set.annotate(errorResult(cursorError("cursor", foreignCursorMessage(g, "read"))))
 	}
-	if prev != nil {
-		if prev.Grant != grantTag(g) {
-			return set.annotate(errorResult(cursorError("cursor", foreignCursorMessage(g, "read"))))
-		}
-		// Only the RS's own continuation: a changes_since beside its
-		// cursor would restart the session (D3).
-		q.Cursor, q.ChangesSince = prev.RS, prev.Since
+	q := in.query(&a)
+	list, _, err := s.rs.Records(ctx, g.Bearer, q)
+	if err != nil {
+		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err, refusedRead{tool: "query_records", stream: a.Stream,
+			connectionID: a.ConnectionID, filter: in.filter, fields: a.Fields, sort: a.Sort, mayRead: true})))
 	}
-	if a.Sort != "" {
-		q.Sort = []string{a.Sort}
+	skip := in.skip()
+	list.Data = list.Data[min(skip, len(list.Data)):]
+	s.nextRecordsCursor(list, a, in.prev, g)
+	resume := func(shown int) string {
+		return s.sealRecordsCursor(recordsCursor{Stream: a.Stream, Conn: a.ConnectionID, Grant: grantTag(g),
+			Changes: a.ChangesSince != "" || (in.prev != nil && in.prev.Changes), Shape: a.shape(),
+			RS: q.Cursor, Since: q.ChangesSince, Skip: skip + shown})
 	}
 	limit := a.Limit
 	if limit == 0 {
 		limit = rsDefaultRecordsLimit
-	}
-	skip := 0
-	if prev != nil {
-		// The RS page this token starts, read again with the same limit
-		// (openRecordsCursor keeps it), past the records already shown:
-		// a larger limit would change a fan-in page's merge, and with it
-		// which records the first skip are.
-		skip = prev.Skip
-	}
-	list, _, err := s.rs.Records(ctx, g.Bearer, q)
-	if err != nil {
-		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err, refusedRead{tool: "query_records", stream: a.Stream,
-			connectionID: a.ConnectionID, filter: filter, fields: a.Fields, sort: a.Sort, mayRead: true})))
-	}
-	list.Data = list.Data[min(skip, len(list.Data)):]
-	s.nextRecordsCursor(list, a, prev, g)
-	resume := func(shown int) string {
-		return s.sealRecordsCursor(recordsCursor{Stream: a.Stream, Conn: a.ConnectionID, Grant: grantTag(g),
-			Changes: a.ChangesSince != "" || (prev != nil && prev.Changes), Shape: a.shape(),
-			RS: q.Cursor, Since: q.ChangesSince, Skip: skip + shown})
 	}
 	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)},
 		resultCeiling{bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-sourceWarningsRoom(set.warns)), resume: resume})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
 	return res
+}
+
+// recordsInput is what query_records understood of its arguments before
+// any RS call: the cursor it continues, the filter, the expand limit.
+type recordsInput struct {
+	prev        *recordsCursor
+	filter      rsclient.Filter
+	expandLimit []rsclient.ExpandLimit
+}
+
+// readRecordsInput checks the ids, opens the cursor and parses the filter
+// and expand limit; the first refusal is the answer.
+func (s *Server) readRecordsInput(a *queryRecordsArgs) (recordsInput, *toolError) {
+	var in recordsInput
+	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
+		return in, e
+	}
+	if a.Cursor != "" {
+		c, e := s.openRecordsCursor(a)
+		if e != nil {
+			return in, e
+		}
+		in.prev = c
+	}
+	var e *toolError
+	if in.filter, e = parseFilter(a.Filter); e != nil {
+		return in, e
+	}
+	in.expandLimit, e = parseExpandLimit(a.ExpandLimit)
+	return in, e
+}
+
+// query is the RS read the arguments ask for.
+func (in recordsInput) query(a *queryRecordsArgs) rsclient.RecordsQuery {
+	q := rsclient.RecordsQuery{
+		Stream: a.Stream, Limit: a.Limit, Order: a.Order, Count: a.Count,
+		Fields: a.Fields, View: a.View, Expand: a.Expand, ExpandLimit: in.expandLimit,
+		ChangesSince: a.ChangesSince, ConnectionID: a.ConnectionID, Filter: in.filter,
+	}
+	if in.prev != nil {
+		// Only the RS's own continuation: a changes_since beside its
+		// cursor would restart the session (D3).
+		q.Cursor, q.ChangesSince = in.prev.RS, in.prev.Since
+	}
+	if a.Sort != "" {
+		q.Sort = []string{a.Sort}
+	}
+	return q
+}
+
+// skip is how many records of the RS page the cursor's earlier pages
+// showed: the RS page a token starts is read again with the same limit
+// (openRecordsCursor keeps it), past those records; a larger limit would
+// change a fan-in page's merge, and with it which records they are.
+func (in recordsInput) skip() int {
+	if in.prev == nil {
+		return 0
+	}
+	return in.prev.Skip
 }
 
 // sourceWarningsRoom is what the call's source warnings add to a page
