@@ -3,6 +3,8 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -28,18 +30,7 @@ func withConnectionSteps(tool string, args json.RawMessage, res *mcp.CallToolRes
 			continue
 		}
 		for _, it := range items {
-			call := make([]field, 0, len(members)+1)
-			for _, m := range members {
-				if m.key != "connection_id" {
-					call = append(call, field{m.key, m.value})
-				}
-			}
-			call = append(call, field{"connection_id", it["connection_id"]})
-			source := it["connector_key"]
-			if it["display_name"] != "" {
-				source = it["display_name"] + " (" + source + ")"
-			}
-			steps = append(steps, fmt.Sprintf("to read %s: %s %s", source, tool, orderedJSON(call)))
+			steps = append(steps, sourceSteps(tool, members, it)...)
 		}
 	}
 	if len(steps) == 0 {
@@ -48,4 +39,31 @@ func withConnectionSteps(tool string, args json.RawMessage, res *mcp.CallToolRes
 	stepped := *te
 	stepped.Next = steps
 	return errorResult(&stepped)
+}
+
+// sourceSteps are the calls that read one listed source: the call made
+// with its connection_id, and, where several grants serve the connection
+// and none covers the others (grant_ids), one such call per grant with
+// its grant_id, since connection_id alone would leave the grant to choose.
+func sourceSteps(tool string, members []kv, it map[string]string) []string {
+	call := make([]field, 0, len(members)+2)
+	for _, m := range members {
+		if m.key != "connection_id" && m.key != "grant_id" {
+			call = append(call, field{m.key, m.value})
+		}
+	}
+	call = append(call, field{"connection_id", it["connection_id"]})
+	source := it["connector_key"]
+	if it["display_name"] != "" {
+		source = it["display_name"] + " (" + source + ")"
+	}
+	if it["grant_ids"] == "" {
+		return []string{fmt.Sprintf("to read %s: %s %s", source, tool, orderedJSON(call))}
+	}
+	var steps []string
+	for _, id := range strings.Split(it["grant_ids"], ",") {
+		withGrant := append(slices.Clone(call), field{"grant_id", id})
+		steps = append(steps, fmt.Sprintf("to read %s through grant %s: %s %s", source, id, tool, orderedJSON(withGrant)))
+	}
+	return steps
 }

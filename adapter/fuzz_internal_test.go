@@ -48,8 +48,8 @@ func FuzzParseFilter(f *testing.F) {
 // FuzzDecodeSearchCursor: arbitrary payloads never panic and decode only
 // to in-range states, and only from their one canonical spelling.
 func FuzzDecodeSearchCursor(f *testing.F) {
-	f.Add(encodeSearchCursor(searchCursor{V: 1, H: "h", S: []sourceState{{K: "abcdefgh", C: "c", O: 3, R: 9}},
-		A: searchShape{Q: "roadmap", Mode: "lexical", Streams: []string{"messages"}, Limit: 5}}))
+	f.Add(encodeSearchCursor(searchCursor{Version: 1, QueryHash: "h", Sources: []sourceState{{GrantTag: "abcdefgh", RSCursor: "c", Offset: 3, Returned: 9, FirstLimit: 25, LastHit: "AAAAAAAA"}},
+		Args: searchShape{Q: "roadmap", Mode: "lexical", Streams: []string{"messages"}, Limit: 5}}))
 	f.Add([]byte(""))
 	f.Add([]byte(`{"v":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -60,11 +60,12 @@ func FuzzDecodeSearchCursor(f *testing.F) {
 		if string(encodeSearchCursor(c)) != string(b) {
 			t.Fatalf("non-canonical payload %q accepted", b)
 		}
-		if c.V != 1 {
-			t.Fatalf("version %d accepted", c.V)
+		if c.Version != 1 {
+			t.Fatalf("version %d accepted", c.Version)
 		}
-		for _, st := range c.S {
-			if st.O < 0 || st.R < 0 || st.O > 10000 {
+		for _, st := range c.Sources {
+			if st.Offset < 0 || st.Returned < 0 || st.Offset > 10000 || st.Returned > maxSourceHits || len(st.LastHit) > hitPrintLen ||
+				st.FirstLimit < 0 || st.FirstLimit > maxRSPage {
 				t.Fatalf("out-of-range state %+v", st)
 			}
 		}

@@ -114,7 +114,7 @@ func searchRefusalSteps(rsErr *rsclient.Error, a searchArgs) []string {
 	if !strings.Contains(rsErr.Message, clientTokenRefusal) || len(a.Filter) == 0 {
 		return nil
 	}
-	retry := searchRetry{Q: a.Q, Mode: a.Mode, Streams: a.Streams, ConnectionID: a.ConnectionID}
+	retry := searchRetry{Q: a.Q, Mode: a.Mode, Streams: a.Streams, ConnectionID: a.ConnectionID, GrantID: a.GrantID}
 	if retry.Mode == "lexical" {
 		retry.Mode = ""
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -20,13 +21,23 @@ func (s *Server) addResources() {
 			mcp.WithTemplateTitle("PDPP record"),
 			mcp.WithTemplateDescription("One grant-scoped record as a fetch document."),
 			mcp.WithTemplateMIMEType("application/json")),
-		s.readRecordResource)
+		s.withinCallTimeout(s.readRecordResource))
 	s.mcp.AddResourceTemplate(
 		mcp.NewResourceTemplate(contentladder.FieldWindowURIPrefix+"{+handle}", "pdpp-field-window",
 			mcp.WithTemplateTitle("PDPP record field window"),
 			mcp.WithTemplateDescription("One bounded text window of a record field, with next/previous window URIs."),
 			mcp.WithTemplateMIMEType("text/plain")),
-		s.readFieldWindowResource)
+		s.withinCallTimeout(s.readFieldWindowResource))
+}
+
+// withinCallTimeout bounds a resource read as a whole, as a tool call is
+// (Waits.Call).
+func (s *Server) withinCallTimeout(read server.ResourceTemplateHandlerFunc) server.ResourceTemplateHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		ctx, cancel := within(ctx, s.cfg.Waits.Call)
+		defer cancel()
+		return read(ctx, req)
+	}
 }
 
 func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -190,7 +190,7 @@ func nameError(ix *schemaindex.Index, err error, rsCode string) *toolError {
 	var code, msg string
 	switch {
 	case errors.As(err, &uc):
-		c := ix.Candidates("", maxCandidates)
+		c := distinctCandidates(ix, "", maxCandidates)
 		code, msg = "unknown_connection", fmt.Sprintf("connection_id %q is not part of this grant set", uc.ConnectionID)
 		extras = append(extras, field{"param", "connection_id"},
 			field{"available_connections", candidateItems(c)}, field{"available_connection_count", c.Total})
@@ -295,7 +295,7 @@ func (set *sourceSet) route(stream, connectionID string) (Grant, *toolError) {
 		return g, nil
 	}
 	if connectionID == "" {
-		return Grant{}, ambiguityError("ambiguous_connection", ix.Candidates(stream, maxCandidates), stream)
+		return Grant{}, connectionChoice(ix, grants, keys, stream)
 	}
 	return Grant{}, grantChoiceError(ix, grants, keys, stream, connectionID)
 }

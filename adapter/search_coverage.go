@@ -69,7 +69,7 @@ func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchA
 	if alt == "" || !s.modeFinds(ctx, set, a, filter, alt) {
 		return nil
 	}
-	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, Filter: canonicalJSON(a.Filter)}
+	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, GrantID: a.GrantID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
 	if len(page.hits) > 0 {
 		why = "lexical ranking not exhaustive"
@@ -99,6 +99,7 @@ type searchRetry struct {
 	Mode         string          `json:"mode,omitempty"`
 	Streams      []string        `json:"streams,omitempty"`
 	ConnectionID string          `json:"connection_id,omitempty"`
+	GrantID      string          `json:"grant_id,omitempty"`
 	Filter       json.RawMessage `json:"filter,omitempty"`
 }
 

@@ -66,7 +66,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		return nil, te
 	}
 	hash := queryHash(a, filter)
-	state, te := resumeState(sources, hash, prev)
+	state, te := resumeState(sources, hash, a.Limit, prev)
 	if te != nil {
 		return nil, te
 	}
@@ -86,7 +86,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		if !advanceAll(st, reads, taken) {
 			return false, ""
 		}
-		return true, s.sealSearchCursor(searchCursor{V: 1, H: hash, S: st, A: a.shape()})
+		return true, s.sealSearchCursor(searchCursor{Version: 1, QueryHash: hash, Sources: st, Args: a.shape()})
 	}
 	page.settle(len(reads))
 	return page, nil
@@ -95,24 +95,25 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 // resumeState is the per-source paging state this page starts from: fresh
 // for a first page, or the cursor's, which must have been issued for the
 // same search arguments (hash) over the same grants in the same order.
-func resumeState(sources []searchSource, hash string, prev *searchCursor) ([]sourceState, *toolError) {
+func resumeState(sources []searchSource, hash string, firstLimit int, prev *searchCursor) ([]sourceState, *toolError) {
 	state := make([]sourceState, len(sources))
 	for i, src := range sources {
-		state[i].K = grantTag(src.grant)
+		state[i].GrantTag = grantTag(src.grant)
+		state[i].FirstLimit = min(firstLimit, maxRSPage)
 	}
 	if prev == nil {
 		return state, nil
 	}
 	c := *prev
-	if c.H != hash || len(c.S) != len(sources) {
+	if c.QueryHash != hash || len(c.Sources) != len(sources) {
 		return nil, newAdapterError("invalid_cursor", "this search cursor belongs to other search arguments: keep q (or query), mode, streams, filter and connection_id as on the first page (limit may change), or repeat the search without cursor", field{"param", "cursor"})
 	}
-	for i := range c.S {
-		if c.S[i].K != state[i].K {
+	for i := range c.Sources {
+		if c.Sources[i].GrantTag != state[i].GrantTag {
 			return nil, newAdapterError("invalid_cursor", "this search cursor was issued for another set of grants (a refreshed token of the same grant continues it; another grant, or grants added or removed, does not); repeat the first search", field{"param", "cursor"})
 		}
 	}
-	return c.S, nil
+	return c.Sources, nil
 }
 
 // sourceRead is what one source gave for this page.
@@ -121,6 +122,8 @@ type sourceRead struct {
 	moreAfter bool // the RS has hits beyond cands
 	recall    []string
 	rsWarns   []rsclient.Warning // the RS's meta.warnings, deduplicated
+	notes     []warning          // the adapter's own notes on this source's read
+	shifted   bool               // a re-issued search no longer matches the hits already returned
 	err       error
 }
 
@@ -141,13 +144,13 @@ func (s *Server) readSources(ctx context.Context, sources []searchSource, a sear
 	}
 	live := 0
 	for i := range sources {
-		if !state[i].D {
+		if !state[i].Done {
 			live++
 		}
 	}
 	if live == 1 { // one grant: no goroutine to start and hand the page back
 		for i := range sources {
-			if !state[i].D {
+			if !state[i].Done {
 				read(i)
 			}
 		}
@@ -156,7 +159,7 @@ func (s *Server) readSources(ctx context.Context, sources []searchSource, a sear
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
 	for i := range sources {
-		if state[i].D {
+		if state[i].Done {
 			continue
 		}
 		wg.Go(func() {
@@ -181,6 +184,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 			for _, w := range r.rsWarns {
 				page.warnings = append(page.warnings, rsSearchWarning(w))
 			}
+			page.warnings = append(page.warnings, r.notes...)
 			continue
 		}
 		failed++
@@ -190,7 +194,7 @@ func (s *Server) degradeFailures(set *sourceSet, sources []searchSource, a searc
 		}
 		page.warnings = append(page.warnings, warning{Code: "source_unavailable",
 			Message: fmt.Sprintf("source %d of %d failed (%s); its hits are missing from this page", i+1, len(sources), errorCode(r.err))})
-		state[i].D = true
+		state[i].Done = true
 	}
 	return nil
 }
@@ -218,11 +222,11 @@ func (p *searchPage) takeHits(reads []sourceRead, sources []searchSource, limit 
 func advanceAll(state []sourceState, reads []sourceRead, taken []int) bool {
 	more := false
 	for i := range state {
-		if state[i].D {
+		if state[i].Done {
 			continue
 		}
 		state[i] = advance(state[i], reads[i].cands, taken[i], reads[i].moreAfter)
-		if !state[i].D {
+		if !state[i].Done {
 			more = true
 		}
 	}
@@ -263,26 +267,29 @@ func rankMerge(lists [][]candidate, limit int) []candidate {
 
 // advance moves a source's state past the k candidates the page took.
 func advance(st sourceState, cands []candidate, k int, moreAfter bool) sourceState {
-	st.R += k
+	st.Returned += k
+	if k > 0 {
+		st.LastHit = hitPrint(cands[k-1].hit)
+	}
 	if k < len(cands) {
 		c := cands[k]
-		st.C, st.O = c.cursor, c.offset
+		st.RSCursor, st.Offset = c.cursor, c.offset
 		return st
 	}
 	if len(cands) > 0 {
 		last := cands[len(cands)-1]
 		if last.next == "" && !moreAfter {
-			st.D = true
+			st.Done = true
 			return st
 		}
-		st.C, st.O = last.next, 0
+		st.RSCursor, st.Offset = last.next, 0
 		if last.next == "" { // the RS has more but cannot page (hybrid): re-read and skip
-			st.C, st.O = "", st.R
+			st.RSCursor, st.Offset = "", st.Returned
 		}
 		return st
 	}
 	if !moreAfter {
-		st.D = true
+		st.Done = true
 	}
 	return st
 }

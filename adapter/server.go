@@ -199,6 +199,8 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 		start := time.Now()
 		ctx, release, shutDown := underShutdown(ctx)
 		defer release()
+		ctx, endCall := within(ctx, s.cfg.Waits.Call)
+		defer endCall()
 		var res *mcp.CallToolResult
 		if shutDown {
 			res = errorResult(cancelledError()) // the transport is closing: answer at once

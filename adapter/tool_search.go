@@ -32,6 +32,10 @@ type searchArgs struct {
 	Cursor       string          `json:"cursor"`
 	Filter       json.RawMessage `json:"filter"`
 	ConnectionID string          `json:"connection_id"`
+	// GrantID searches only that grant (one of the cached grants; the RS
+	// still enforces it), e.g. the other of two grants that serve one
+	// connection and neither covers the other.
+	GrantID string `json:"grant_id"`
 }
 
 func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
@@ -47,7 +51,7 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te != nil {
 		return errorResult(te)
 	}
-	set, te := s.sources(ctx)
+	set, te := s.sources(withGrantChoice(ctx, a.GrantID))
 	if te != nil {
 		return errorResult(te)
 	}
@@ -92,7 +96,7 @@ func (a *searchArgs) prepare() (rsclient.Filter, *toolError) {
 	if a.Limit == 0 {
 		a.Limit = defaultSearchLimit
 	}
-	segs := []seg{{"connection_id", a.ConnectionID}}
+	segs := []seg{{"connection_id", a.ConnectionID}, {"grant_id", a.GrantID}}
 	for _, st := range a.Streams {
 		segs = append(segs, seg{"streams", st})
 	}

@@ -27,6 +27,12 @@ type Waits struct {
 	// Source bounds each grant's part of a fan-in (search), so one slow
 	// grant degrades to a warning instead of stalling the answer. Default 8s.
 	Source time.Duration
+	// Call bounds one tool call (or resource read) as a whole: every RS
+	// request it makes, one after another, shares it, so a resource
+	// server that accepts and never answers costs a call this long — a
+	// typed rs_timeout error — not the RS client's per-request timeout
+	// once per sequential request. Default 15s (that per-request timeout).
+	Call time.Duration
 }
 
 // Unbounded, as a Waits field, waits for the read however long it takes.
@@ -34,11 +40,11 @@ const Unbounded time.Duration = -1
 
 // UnboundedWaits waits for every refining read: pages then do not depend
 // on the machine's speed.
-var UnboundedWaits = Waits{HitTitles: Unbounded, CapabilityProbe: Unbounded, SearchMetadata: Unbounded, Source: Unbounded}
+var UnboundedWaits = Waits{HitTitles: Unbounded, CapabilityProbe: Unbounded, SearchMetadata: Unbounded, Source: Unbounded, Call: Unbounded}
 
 // defaultWaits are the waits of a zero Waits.
 var defaultWaits = Waits{HitTitles: 2 * time.Second, CapabilityProbe: 3 * time.Second,
-	SearchMetadata: 2 * time.Second, Source: 8 * time.Second}
+	SearchMetadata: 2 * time.Second, Source: 8 * time.Second, Call: 15 * time.Second}
 
 // withDefaults fills each zero field from defaultWaits.
 func (w Waits) withDefaults() Waits {
@@ -48,6 +54,7 @@ func (w Waits) withDefaults() Waits {
 	}{
 		{&w.HitTitles, defaultWaits.HitTitles}, {&w.CapabilityProbe, defaultWaits.CapabilityProbe},
 		{&w.SearchMetadata, defaultWaits.SearchMetadata}, {&w.Source, defaultWaits.Source},
+		{&w.Call, defaultWaits.Call},
 	} {
 		if *f.have == 0 {
 			*f.have = f.def

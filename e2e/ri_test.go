@@ -343,10 +343,7 @@ func TestRIWorkOnlyGrant(t *testing.T) {
 // knownRIAdapterBugs are adapter defects the RI tests see today, by test,
 // with what goes wrong; a test whose bug is listed logs it instead of
 // failing, and fails once the bug is gone so the entry is removed.
-var knownRIAdapterBugs = map[string]string{
-	"TestRIOverlappingGrants/search_duplicates": "stdio with two cached grants that both cover Work (both connections + Work only) " +
-		"fans search out to both and lists each Work hit twice (8 hits for 5 messages); query_records and aggregate pick the covering grant",
-}
+var knownRIAdapterBugs = map[string]string{}
 
 // knownBug reports a defect: logged when knownRIAdapterBugs lists it,
 // an error otherwise. It returns whether the defect was seen.

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -327,6 +328,20 @@ func (h *hosted) servedBeforeOutage(g adapter.Grant) bool {
 	return h.opts.Auth.JWT == nil && h.opts.Auth.Introspection == nil && h.a.ServedWithin(g)
 }
 
+// unavailableRetryAfter is the Retry-After of a 503 for a token that
+// could not be verified (RFC 9110 §10.2.3: a 503 says when to come back):
+// the seconds the failed check stays remembered (every retry before then
+// gets the same answer without asking the RS), and never less than
+// minUnavailableRetry, so clients do not hammer a resource server that is
+// down.
+func (h *hosted) unavailableRetryAfter() string {
+	secs := int64((h.opts.Auth.ErrorTTL + time.Second - 1) / time.Second) // 0 when the default (2 s) applies
+	return strconv.FormatInt(max(secs, minUnavailableRetry), 10)
+}
+
+// minUnavailableRetry is the shortest Retry-After of a 503, in seconds.
+const minUnavailableRetry = 5
+
 // acceptVerdict reports whether the verdict admits the request (a client
 // token); otherwise it answers: 503 when no verdict could be had, the 401
 // challenge for an invalid token or one the RS never serves here (with the
@@ -336,6 +351,7 @@ func (h *hosted) acceptVerdict(w http.ResponseWriter, r *http.Request, v bearera
 	case err != nil:
 		h.opts.Metrics.observeAuth(authUnavailable)
 		h.log.Warn("token check unavailable", "token", g.Key, "error_kind", authErrorKind(err))
+		w.Header().Set("Retry-After", h.unavailableRetryAfter())
 		writeHTTPError(w, http.StatusServiceUnavailable, "rs_unavailable", unavailableExplanation(err), nil)
 		return false
 	case v == bearerauth.VerdictInvalid:

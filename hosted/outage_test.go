@@ -18,7 +18,7 @@ import (
 // schema's lifetime keeps its session: schema() answers from the cache
 // (with a source_unavailable warning), a data call answers a typed
 // rs_unavailable tool error, and no request becomes HTTP 503. A token
-// never verified still gets 503: nothing vouches for it.
+// never verified still gets 503, with Retry-After: nothing vouches for it.
 func TestHostedOutageServesFromCache(t *testing.T) {
 	t.Parallel()
 	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})
@@ -38,8 +38,9 @@ func TestHostedOutageServesFromCache(t *testing.T) {
 			t.Errorf("query_records %s into the outage: %d %.300s", wait, data.Status, data.Body)
 		}
 	}
-	if res := post(t, env.url, "Bearer "+demodata.SlackToken, toolsCallSchema, nil); res.Status != http.StatusServiceUnavailable {
-		t.Errorf("a token never verified, RS down: %d, want 503", res.Status)
+	if res := post(t, env.url, "Bearer "+demodata.SlackToken, toolsCallSchema, nil); res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "5" {
+		t.Errorf("a token never verified, RS down: %d Retry-After %q, want 503 Retry-After 5 (the failed check is remembered 2 s; come back after it)",
+			res.Status, res.Header.Get("Retry-After"))
 	}
 	// Past the last-good lifetime (15 min) nothing vouches any more.
 	env.clock.Advance(16 * time.Minute)

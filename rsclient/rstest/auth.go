@@ -1,6 +1,8 @@
 package rstest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 )
@@ -9,6 +11,10 @@ import (
 type principal struct {
 	owner bool
 	grant *Grant
+	// token fingerprints the bearer that authenticated: the reference
+	// binds search cursors to the presenting token's authority, so a
+	// refreshed token of the same grant cannot continue one.
+	token string
 }
 
 // authenticate resolves the bearer (rs-contract §5.2).
@@ -18,10 +24,14 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 		return nil, newErr("authentication_error", "", "Missing Bearer token")
 	}
 	if s.ix.expired[tok] {
-		return nil, newErr("authentication_error", "", "Invalid or expired token")
+		// An expired client token: the reference answers 403 grant_expired
+		// without a challenge (introspect's inactive_reason for a client
+		// token past expires_at, reference-implementation/server/auth.ts
+		// and auth-middleware.ts), not 401.
+		return nil, newErr("grant_expired", "", "Grant has expired")
 	}
 	if s.ix.owners[tok] {
-		return &principal{owner: true}, nil
+		return &principal{owner: true, token: tokenFingerprint(tok)}, nil
 	}
 	if _, ok := s.packageOf(tok); ok {
 		// The real RS resolves a package token to no source (D15).
@@ -41,7 +51,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	}
 	switch g.Status {
 	case "", "active":
-		return &principal{grant: g}, nil
+		return &principal{grant: g, token: tokenFingerprint(tok)}, nil
 	case "revoked":
 		return nil, newErr("grant_revoked", "", "Grant has been revoked")
 	case "expired":
@@ -49,6 +59,13 @@ func (s *Server) authenticate(r *http.Request) (*principal, *apiError) {
 	default:
 		return nil, newErr("grant_invalid", "", "Grant is malformed or no longer valid")
 	}
+}
+
+// tokenFingerprint names a bearer without keeping it: a short SHA-256
+// prefix, enough to tell two tokens apart in a search snapshot id.
+func tokenFingerprint(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(h[:8])
 }
 
 // bearerToken extracts the token of an `Authorization: Bearer <t>` header.

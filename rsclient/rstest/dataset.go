@@ -43,8 +43,9 @@ type Dataset struct {
 	Grants []Grant
 	// OwnerTokens are bearers with owner (self-export) authority.
 	OwnerTokens []string
-	// ExpiredTokens are bearers the RS once issued and now treats as
-	// invalid or expired (401 authentication_error).
+	// ExpiredTokens are client tokens the RS once issued that are past
+	// their expiry: 403 grant_expired "Grant has expired", no challenge,
+	// as the reference answers them.
 	ExpiredTokens []string
 }
 

@@ -3,6 +3,7 @@ package rstest
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // filterClause is one owner `filter[...]` condition.
@@ -36,11 +37,17 @@ func (p *prop) scalarType() string {
 func parseFilters(q *query, t *target) ([]filterClause, *apiError) {
 	var out []filterClause
 	info := t.info
+	var unknown []string
+	for _, field := range q.filterOrder {
+		if info.propIdx[field] == nil {
+			unknown = append(unknown, field)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, unknownFieldErr(unknown)
+	}
 	for _, field := range q.filterOrder {
 		p := info.propIdx[field]
-		if p == nil {
-			return nil, newErr("unknown_field", "filter", "Unknown field '%s' in filter for stream '%s'", field, info.decl.Name)
-		}
 		if !t.granted(field) {
 			return nil, newErr("field_not_granted", "filter", "Field '%s' is not granted", field)
 		}
@@ -125,4 +132,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// unknownFieldErr is the reference's refusal of names the stream's schema
+// does not declare, in fields or filter alike: every unknown name in one
+// message, in request order, and no param
+// (validateRequestedQueryFieldParams in
+// reference-implementation/server/index.ts; measured on the reference:
+// fields=nope,subject,zzz → "Unknown field: nope, zzz").
+func unknownFieldErr(names []string) *apiError {
+	return newErr("unknown_field", "", "Unknown field: %s", strings.Join(names, ", "))
 }

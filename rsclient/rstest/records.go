@@ -295,17 +295,31 @@ func (lr *listReq) parseOrder(q *query, info *streamInfo) *apiError {
 	return nil
 }
 
+// requestedFields is the fields parameter as a set (nil without one); a
+// name the stream does not declare is refused with every such name.
+func requestedFields(q *query, t *target) (map[string]bool, *apiError) {
+	if !q.has("fields") {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	var unknown []string
+	for _, f := range q.list("fields") {
+		if t.info.propIdx[f] == nil {
+			unknown = append(unknown, f)
+		}
+		want[f] = true
+	}
+	if len(unknown) > 0 {
+		return nil, unknownFieldErr(unknown)
+	}
+	return want, nil
+}
+
 // parseProjection turns fields/view into a keep predicate (grant-intersected).
 func parseProjection(q *query, t *target) (func(string) bool, *apiError) {
-	var want map[string]bool
-	if q.has("fields") {
-		want = map[string]bool{}
-		for _, f := range q.list("fields") {
-			if t.info.propIdx[f] == nil {
-				return nil, newErr("unknown_field", "fields", "Unknown field '%s' for stream '%s'", f, t.info.decl.Name)
-			}
-			want[f] = true
-		}
+	want, err := requestedFields(q, t)
+	if err != nil {
+		return nil, err
 	}
 	if v, ok := q.one("view"); ok {
 		if want != nil {

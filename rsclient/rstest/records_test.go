@@ -100,7 +100,7 @@ func TestRecordsRules(t *testing.T) {
 		{"sort conflict", a + "&sort=received_at,-received_at", gmailTok, 400, "invalid_sort", "sort"},
 		{"sort vs order", a + "&sort=received_at&order=desc", gmailTok, 400, "invalid_sort", "sort"},
 		{"bad count", a + "&count=maybe", gmailTok, 400, "invalid_request", "count"},
-		{"unknown field", a + "&fields=id,nope", gmailTok, 400, "unknown_field", "fields"},
+		{"unknown field", a + "&fields=id,nope", gmailTok, 400, "unknown_field", ""},
 		{"garbage cursor", a + "&cursor=%%%", gmailTok, 400, "invalid_request", "cursor"},
 		{"garbage cursor b64", a + "&cursor=bm9wZQ==", gmailTok, 400, "invalid_cursor", ""},
 		{"connection not in grant", "/v1/streams/messages/records?connection_id=" + connSlack, gmailTok, 401, "context.instance_mismatch", ""},
@@ -111,7 +111,7 @@ func TestRecordsRules(t *testing.T) {
 		{"changes with order", a + "&changes_since=beginning&order=asc", gmailTok, 400, "invalid_request", ""},
 		{"changes fan-in", "/v1/streams/messages/records?changes_since=beginning", gmailTok, 400, "invalid_argument", "changes_since"},
 		{"changes garbage", a + "&changes_since=xyz", gmailTok, 400, "invalid_cursor", ""},
-		{"owner filter unknown", a + "&filter[nope]=1", ownerTok, 400, "unknown_field", "filter"},
+		{"owner filter unknown", a + "&filter[nope]=1", ownerTok, 400, "unknown_field", ""},
 		{"owner range undeclared", a + "&filter[subject][gte]=a", ownerTok, 400, "invalid_request", "filter"},
 		{"owner exact non-scalar", a + "&filter[labels]=INBOX", ownerTok, 400, "invalid_request", "filter"},
 		{"owner bad number", a + "&filter[size_bytes]=abc", ownerTok, 400, "invalid_request", "filter"},
@@ -305,5 +305,27 @@ func TestChangesRetention(t *testing.T) {
 	r = get(t, ts.URL, a+"&changes_since="+url.QueryEscape(encodeChangesSince(31)), gmailTok)
 	if r.status != 200 {
 		t.Errorf("retained version: %s", r.raw)
+	}
+}
+
+// TestUnknownFieldWordingIsTheReferences: the reference refuses names a
+// stream does not declare with every unknown name in one message, in
+// request order, and no param (measured: fields=nope,subject,zzz →
+// "Unknown field: nope, zzz"); owner filters the same way.
+func TestUnknownFieldWordingIsTheReferences(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{})
+	a := "/v1/streams/messages/records?connection_id=" + connA
+	for _, tc := range []struct{ path, tok, want string }{
+		{a + "&fields=nope,subject,zzz", gmailTok, "Unknown field: nope, zzz"},
+		{a + "&fields=id,nope", gmailTok, "Unknown field: nope"},
+		{"/v1/streams/messages/records?connector_id=gmail&filter[nope]=1&filter[zzz]=2", ownerTok, "Unknown field: nope, zzz"},
+	} {
+		r := get(t, ts.URL, tc.path, tc.tok)
+		code, param := r.errCode()
+		got := []any{r.status, code, param, at(r.body, "error", "message")}
+		if diff := cmp.Diff([]any{400, "unknown_field", "", tc.want}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.path, diff)
+		}
 	}
 }

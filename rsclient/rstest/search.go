@@ -211,8 +211,12 @@ func (s *Server) searchFilters(q *query, sr *searchReq, streams []string) *apiEr
 	return err
 }
 
-// parseCursor decodes the cursor parameter into sr.off; a cursor of another
-// mode, query or principal (its snapshot differs) is refused as stale.
+// parseCursor decodes the cursor parameter into sr.off. As the reference
+// (operations/rs-search-lexical/index.ts and rs-search-semantic/index.ts
+// of reference-implementation): a cursor that does not decode is
+// "malformed"; one whose snapshot was taken for another query, mode or
+// token — a refreshed token of the same grant included — "does not
+// match this query and grant authority". Neither names a param.
 func (sr *searchReq) parseCursor(q *query) *apiError {
 	raw, ok := q.one("cursor")
 	if !ok {
@@ -221,8 +225,11 @@ func (sr *searchReq) parseCursor(q *query) *apiError {
 	body, prefixed := strings.CutPrefix(raw, cursorPrefix(sr.mode))
 	b, derr := base64.RawURLEncoding.DecodeString(strings.TrimRight(body, "="))
 	var sc searchCursor
-	if derr != nil || !prefixed || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Snap != sr.snap || sc.Off < 0 {
-		return newErr("invalid_cursor", "cursor", "Invalid or stale search cursor; rerun the search without cursor")
+	if derr != nil || !prefixed || len(raw) > maxCursorBytes || json.Unmarshal(b, &sc) != nil || sc.Off < 0 || sc.Snap == "" {
+		return newErr("invalid_cursor", "", "Cursor is malformed")
+	}
+	if sc.Snap != sr.snap {
+		return newErr("invalid_cursor", "", "Cursor does not match this query and grant authority")
 	}
 	sr.off = sc.Off
 	if sc.K > 0 {
@@ -320,7 +327,10 @@ func (sr *searchReq) sources(mode string) int {
 	return len(conns)
 }
 
-// snapshotID binds a cursor to the exact query and principal.
+// snapshotID binds a cursor to the exact query and the token that asked:
+// the reference keys its snapshot by an authority key over the query and
+// the token's resolved grant, and a refreshed token of the same grant
+// does not match it (measured on the reference).
 func snapshotID(mode, text string, streams []string, connID string, p *principal, raw string) string {
 	h := fnv.New64a()
 	ss := append([]string(nil), streams...)
@@ -329,6 +339,7 @@ func snapshotID(mode, text string, streams []string, connID string, p *principal
 	if p.grant != nil {
 		who = p.grant.ID
 	}
+	who += "/" + p.token
 	filt := []string{}
 	for _, part := range strings.Split(raw, "&") {
 		if strings.HasPrefix(part, "filter") {

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSearchRules(t *testing.T) {
@@ -19,7 +21,7 @@ func TestSearchRules(t *testing.T) {
 		{"stream not granted", "/v1/search?q=x&streams[]=messages&streams[]=attachments", gmailTok, 403, "grant_stream_not_allowed", ""},
 		{"connection mismatch", "/v1/search?q=x&connection_id=" + connSlack, gmailTok, 400, "invalid_argument", "connection_id"},
 		{"hybrid cursor", "/v1/search/hybrid?q=x&cursor=abc", gmailTok, 400, "invalid_request", "cursor"},
-		{"bad cursor", "/v1/search?q=x&cursor=abc", gmailTok, 400, "invalid_cursor", "cursor"},
+		{"bad cursor", "/v1/search?q=x&cursor=abc", gmailTok, 400, "invalid_cursor", ""},
 		{"owner filter needs one stream", "/v1/search?q=x&filter[is_seen]=true", ownerTok, 400, "invalid_request", "filter"},
 		{"owner filter ok", "/v1/search?q=project&streams=messages&filter[is_flagged]=true", ownerTok, 200, "", ""},
 		{"semantic ok", "/v1/search/semantic?q=project+update", gmailTok, 200, "", ""},
@@ -107,6 +109,46 @@ func TestSearchSemanticAndHybrid(t *testing.T) {
 	hit = at(r.body, "data", 0).(map[string]any)
 	if hit["retrieval_mode"] != "hybrid" || hit["retrieval_sources"] == nil || hit["scores"] == nil || r.body["next_cursor"] != nil {
 		t.Errorf("hybrid: %s", r.raw)
+	}
+}
+
+// TestSearchCursorBindsToTheToken: as on the reference, a search
+// cursor continues under the token that started the search and under no
+// other — not even a refreshed token of the same grant, which the
+// reference refuses with 400 invalid_cursor "Cursor does not match this
+// query and grant authority" (no param). A cursor that does not decode
+// is "Cursor is malformed".
+func TestSearchCursorBindsToTheToken(t *testing.T) {
+	t.Parallel()
+	srv, ts := newTestServer(t, testDataset(), Options{Semantic: true})
+	fresh, err := srv.MintClientToken("grt_8c1d2e3f4a5b6c7d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/search", "/v1/search/semantic"} {
+		first := get(t, ts.URL, path+"?q=project&limit=2", gmailTok)
+		cur, ok := first.body["next_cursor"].(string)
+		if !ok {
+			t.Fatalf("%s: no next_cursor: %s", path, first.raw)
+		}
+		next := path + "?q=project&limit=2&cursor=" + url.QueryEscape(cur)
+		if r := get(t, ts.URL, next, gmailTok); r.status != 200 {
+			t.Errorf("%s: the issuing token must continue: %s", path, r.raw)
+		}
+		for _, tc := range []struct {
+			name, path, tok, msg string
+		}{
+			{"refreshed token of the grant", next, fresh.AccessToken, "Cursor does not match this query and grant authority"},
+			{"another query", path + "?q=other&limit=2&cursor=" + url.QueryEscape(cur), gmailTok, "Cursor does not match this query and grant authority"},
+			{"garbage", path + "?q=project&cursor=%25%25", gmailTok, "Cursor is malformed"},
+		} {
+			r := get(t, ts.URL, tc.path, tc.tok)
+			code, param := r.errCode()
+			got := []any{r.status, code, param, at(r.body, "error", "message")}
+			if diff := cmp.Diff([]any{400, "invalid_cursor", "", tc.msg}, got); diff != "" {
+				t.Errorf("%s %s (-want +got):\n%s", path, tc.name, diff)
+			}
+		}
 	}
 }
 

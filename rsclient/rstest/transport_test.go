@@ -19,7 +19,7 @@ func TestAuthAndEnvelope(t *testing.T) {
 	}{
 		{"no token", "/v1/schema", "", 401, "authentication_error", "Missing Bearer token"},
 		{"unknown token", "/v1/schema", unknownTok, 401, "authentication_error", "Invalid or expired token"},
-		{"expired token", "/v1/schema", staleTok, 401, "authentication_error", "Invalid or expired token"},
+		{"expired token", "/v1/schema", staleTok, 403, "grant_expired", "Grant has expired"},
 		{"revoked grant", "/v1/schema", revokedTok, 403, "grant_revoked", ""},
 		{"expired grant", "/v1/schema", expiredGr, 403, "grant_expired", ""},
 		{"invalid grant", "/v1/schema", invalidGr, 403, "grant_invalid", ""},

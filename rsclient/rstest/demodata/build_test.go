@@ -3,6 +3,7 @@ package demodata
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -225,5 +226,35 @@ func TestTimesAnchoredToNow(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(summary(ds)), []byte("grt_")) {
 		t.Error("summary lost grants")
+	}
+}
+
+// TestGmailDateIsISO: a Gmail message's date is ISO 8601, the instant of
+// its received_at, as the reference serves the seeded Gmail data the mock
+// is measured against (it was RFC 2822 here before).
+func TestGmailDateIsISO(t *testing.T) {
+	t.Parallel()
+	ds := mustDefault(t)
+	n := 0
+	for _, r := range ds.Records {
+		if r.Stream != "messages" || (r.ConnectionID != GmailWorkConnectionID && r.ConnectionID != GmailPersonalConnectionID) {
+			continue
+		}
+		var m struct {
+			Date       string `json:"date"`
+			ReceivedAt string `json:"received_at"`
+		}
+		if err := json.Unmarshal(r.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		d, err := time.Parse(time.RFC3339, m.Date)
+		at, _ := time.Parse(time.RFC3339, m.ReceivedAt)
+		if err != nil || !d.Equal(at) {
+			t.Fatalf("message %s: date %q is not ISO 8601 at received_at %q", r.ID, m.Date, m.ReceivedAt)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no Gmail messages")
 	}
 }
