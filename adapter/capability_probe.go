@@ -19,8 +19,8 @@ import (
 // validateCountMetric; D18), yet it shows a client token neither the
 // cursor field nor the declarations (D1). Rules read from its source say
 // *which kind* of field can work but not *which field* does, so any rule
-// is a guess by name, and guesses misfired (issue 24.1: 2 of 4 on
-// message_bodies). A probe asks the RS the exact call the text will
+// is a guess by name, and guesses misfired (2 of 4 on message_bodies on
+// the reference RS, D18). A probe asks the RS the exact call the text will
 // suggest, so a suggestion is one the RS has just accepted.
 const (
 	// probeTTL: a manifest changes with a connector release, not per call.

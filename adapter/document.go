@@ -199,7 +199,7 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 			continue
 		}
 		// A JSON null decodes into a string as "" without error: it must
-		// print as null, not as an empty value (issue 24 point 6).
+		// print as null, not as an empty value.
 		var s string
 		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !contentladder.IsLargeBase64(s)
 		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON

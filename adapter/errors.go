@@ -36,7 +36,7 @@ type toolError struct {
 	// Warnings are the call's source warnings, rendered beside the error
 	// object.
 	Warnings []warning
-	// Next are the calls that work instead (issue 24.2), rendered beside
+	// Next are the calls that work instead, rendered beside
 	// the error object in both channels.
 	Next []string
 }

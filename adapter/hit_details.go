@@ -15,7 +15,7 @@ import (
 
 // The RS's search hits carry no title and no event time (the real RS gives
 // emitted_at, the ingest time, and nothing else), so "when did Priya email
-// me?" used to cost a fetch per hit (issue 24.5). A search page now reads
+// me?" used to cost a fetch per hit (R-7). A search page now reads
 // each hit's title and event-time fields — and only those — from the
 // record detail route, all at once, bounded by the process's
 // refining-read limit and by a budget of about one round trip

@@ -289,7 +289,7 @@ func shapeMismatch(c recordsCursor, got recordsShape) *toolError {
 }
 
 // nextRecordsCursor turns the RS's paging tokens into the page's printed
-// handles (issue 10.2, D3). With more to come, next_cursor is the adapter's
+// handles (R-3, D3). With more to come, next_cursor is the adapter's
 // sealed cursor holding the RS's next_cursor (which alone continues a
 // changes session on the real RS; its next_changes_since is the session's
 // high-water mark, and resuming from it mid-feed skips the rest), so

@@ -94,8 +94,8 @@ func (p *searchPage) sourceMix() []sourceCount {
 // markedTerm is the first highlighted term of a snippet: the exact text
 // the field contains, so a case-sensitive field-window q finds it. "" when
 // the snippet marks nothing (a semantic or hybrid hit): the query's words
-// need not occur in the field then (issue 24.3: on the real RS 4 of 5
-// semantic continuations with q failed with query_not_found).
+// need not occur in the field then (on the reference RS 4 of 5 semantic
+// continuations with q failed with query_not_found; D21).
 func markedTerm(snippet string) string {
 	if _, rest, ok := strings.Cut(snippet, "<mark>"); ok {
 		if term, _, ok := strings.Cut(rest, "</mark>"); ok && strings.TrimSpace(term) != "" {

@@ -17,7 +17,7 @@ import (
 
 // Resource reads fail as JSON-RPC errors, and mcp-go reports every error a
 // resource handler returns as -32603 "Internal error" with the error's text
-// as message. The adapter instead answers with one mapping (issue 24.7):
+// as message. The adapter instead answers with one mapping:
 // -32602 (invalid params) for a handle or argument the caller can fix — a
 // malformed handle, a stream, connection or field the grant does not
 // cover — -32002 (resource not found) for a record that does not exist

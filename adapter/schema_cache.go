@@ -34,7 +34,7 @@ const (
 // Beside it, last keeps each grant's last good document for lastGoodTTL:
 // while a refresh fails, routing still knows the grant's streams (the call
 // then carries a source_unavailable warning) instead of answering
-// unknown_stream for a stream that exists (issue 13.2).
+// unknown_stream for a stream that exists.
 type schemaCache struct {
 	c    *softcache.Cache[*schemaindex.Doc]
 	last *softcache.Cache[*schemaindex.Doc]

@@ -64,7 +64,7 @@ const searchCursorPurpose = "search page v1"
 
 // queryHash binds a composite cursor to the search arguments it pages.
 // limit is left out: the saved positions are per-source offsets, so a
-// later page may ask for more or fewer hits (issue 11).
+// later page may ask for more or fewer hits.
 func queryHash(a searchArgs, filter rsclient.Filter) string {
 	f, _ := json.Marshal(filter)
 	parts := []string{a.Q, a.Mode, strings.Join(a.Streams, "\x1f"), a.ConnectionID, string(f)}

@@ -171,7 +171,7 @@ func (s *Server) searchModes(ctx context.Context) []string {
 }
 
 // modesUncheckedWarning says the RS's modes could not be read: semantic
-// and hybrid are then neither offered nor denied (issue 24 point 6).
+// and hybrid are then neither offered nor denied (R-3: unchecked is not "none").
 var modesUncheckedWarning = warning{Code: "search_modes_unchecked",
 	Message: `the resource server's search metadata could not be read now, so only lexical search is listed; semantic and hybrid may still be offered: try search with "mode":"semantic"`}
 

@@ -110,7 +110,7 @@ func (v *argValidator) check(tool string, raw json.RawMessage) (json.RawMessage,
 }
 
 // unknownArgumentSteps say, for each argument the tool does not take,
-// which of its arguments was likely meant (issue 24.2).
+// which of its arguments was likely meant.
 func unknownArgumentSteps(tool string, raw json.RawMessage, schema *jsonschema.Schema) []string {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(raw, &given) != nil {
@@ -278,7 +278,7 @@ func ungroup(s string) string {
 // byteBounds holds every string argument (and string list item) to its
 // schema's maxLength in UTF-8 bytes too: JSON Schema counts characters,
 // but the RS URL, and every proxy before it, counts bytes — 1,000 emoji
-// are 4,000 bytes and a 12 KB percent-encoded query (issue 24.6).
+// are 4,000 bytes and a 12 KB percent-encoded query.
 //
 // inst is the arguments as the schema check decoded them (a JSON object
 // is a map[string]any, a list []any, a string a string): not decoded again.

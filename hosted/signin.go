@@ -15,7 +15,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/adapter"
 )
 
-// The header-free sign-in front (issue 22 point 2). A generic host knows
+// The header-free sign-in front. A generic host knows
 // only the MCP URL: it follows the 401 to the protected-resource metadata,
 // which then names this adapter as its authorization server. The adapter's
 // RFC 8414 metadata sends registration, token and revocation to the RS's

@@ -60,7 +60,7 @@ type demoFlags struct {
 	// it must bind (no fallback).
 	addrChosen bool
 	// realAuth runs the mock's AS in the real AS's posture behind the
-	// adapter's sign-in front (issue 22).
+	// adapter's sign-in front.
 	realAuth bool
 	// maxResultBytes is --max-result-bytes (0: the adapter's default).
 	maxResultBytes int

@@ -11,7 +11,7 @@ import (
 // it in canonical form. A value without a scheme is refused rather than
 // read as https: `rs.local:7662` then reached https://rs.local:7662, and
 // every call failed as "the token could not be verified right now", which
-// looks exactly like an RS that is down (issue 25). `pdpp connect` keeps
+// looks exactly like an RS that is down. `pdpp connect` keeps
 // its own default; the adapter asks for the scheme.
 func providerURLFromFlag(raw string) (string, error) {
 	v := strings.TrimSpace(raw)

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// A minimal authorization server for demos and tests (issue 16), shaped
+// A minimal authorization server for demos and tests, shaped
 // like the reference's: RFC 8414 metadata, RFC 7591 dynamic client
 // registration, authorization code + PKCE (S256) that approves one
 // configured grant without a person (or denies, when told to), a token
