@@ -158,7 +158,9 @@ const connectHTTPTimeout = 30 * time.Second
 // connect runs the sign-in and writes the cache; open shows the
 // authorization URL in a browser and reports whether it could.
 func connect(ctx context.Context, f connectFlags, open func(string) bool, stderr io.Writer) (string, error) {
-	client := &http.Client{Timeout: connectHTTPTimeout}
+	// No redirects: a 307 from the token endpoint would resend the code
+	// and its verifier (or the bearer of the check) wherever it points.
+	client := &http.Client{Timeout: connectHTTPTimeout, CheckRedirect: noRedirects}
 	as, err := discoverAuthServer(ctx, client, f.providerURL)
 	if err != nil {
 		return "", err

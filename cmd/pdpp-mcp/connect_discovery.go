@@ -82,6 +82,12 @@ func fetchJSON(ctx context.Context, client *http.Client, u string, v any) error 
 // with PKCE S256 and dynamic client registration, each endpoint https or
 // on a loopback host.
 func discoverAuthServer(ctx context.Context, client *http.Client, providerURL string) (*authServer, error) {
+	// Plain http only on this machine: on a network, whoever rewrites the
+	// metadata in flight chooses where the code, its verifier and the
+	// tokens go (PKCE does not help against a rewritten token endpoint).
+	if !secureEndpoint(providerURL) {
+		return nil, fmt.Errorf("the resource server %q is neither https nor on a loopback host; connect signs in only over https", providerURL)
+	}
 	prmURL, err := wellKnownURL(providerURL, "oauth-protected-resource")
 	if err != nil {
 		return nil, err
@@ -99,6 +105,9 @@ func discoverAuthServer(ctx context.Context, client *http.Client, providerURL st
 		return nil, fmt.Errorf("protected-resource metadata at %s names no authorization server", prmURL)
 	}
 	issuer := strings.TrimRight(prm.AuthorizationServers[0], "/")
+	if !secureEndpoint(issuer) {
+		return nil, fmt.Errorf("the authorization server %q is neither https nor on a loopback host; connect signs in only over https", issuer)
+	}
 	mdURL, err := wellKnownURL(issuer, "oauth-authorization-server")
 	if err != nil {
 		return nil, fmt.Errorf("authorization server %q: %v", issuer, err)
@@ -110,11 +119,25 @@ func discoverAuthServer(ctx context.Context, client *http.Client, providerURL st
 	if !sameIssuer(as.Issuer, issuer) {
 		return nil, fmt.Errorf("authorization server metadata at %s names issuer %q, not %q", mdURL, as.Issuer, issuer)
 	}
-	return &as, as.check()
+	return &as, as.check(strings.HasPrefix(issuer, "http://") && isLoopbackURL(issuer))
 }
 
-// check reports why the AS cannot serve connect.
-func (as *authServer) check() error {
+// noRedirects makes an http.Client answer with a redirect instead of
+// following it.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// isLoopbackURL reports whether u's host is localhost or a loopback
+// address.
+func isLoopbackURL(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && loopbackHost(p.Hostname())
+}
+
+// check reports why the AS cannot serve connect. Its endpoints are https;
+// plain http on a loopback host only for a plain-http AS on this machine
+// (localHTTP): an https AS naming an http://localhost endpoint would hand
+// the code and verifier to whatever listens on that port here.
+func (as *authServer) check(localHTTP bool) error {
 	switch {
 	case as.AuthorizationEndpoint == "" || as.TokenEndpoint == "":
 		return errors.New("the authorization server's metadata lacks an authorization or token endpoint")
@@ -125,8 +148,8 @@ func (as *authServer) check() error {
 	}
 	for name, u := range map[string]string{"authorization_endpoint": as.AuthorizationEndpoint,
 		"token_endpoint": as.TokenEndpoint, "registration_endpoint": as.RegistrationEndpoint} {
-		if !secureEndpoint(u) {
-			return fmt.Errorf("the authorization server's %s %q is neither https nor on a loopback host", name, u)
+		if !secureEndpoint(u) || (!localHTTP && !strings.HasPrefix(u, "https://")) {
+			return fmt.Errorf("the authorization server's %s %q is neither https nor, for an authorization server on this machine, on a loopback host", name, u)
 		}
 	}
 	return nil

@@ -81,7 +81,10 @@ func TestDiscoveryRefusals(t *testing.T) {
 		}, "no dynamic client registration"},
 		{"plain http off loopback", nil, func(as string) string {
 			return strings.Replace(goodAS(as), `"token_endpoint":"`+as+`/token"`, `"token_endpoint":"http://as.example/token"`, 1)
-		}, "neither https nor on a loopback host"},
+		}, "neither https nor"},
+		{"plain-http authorization server off loopback", func(rs, _ string) string {
+			return `{"resource":"` + rs + `","authorization_servers":["http://as.example"]}`
+		}, nil, "connect signs in only over https"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -111,6 +114,38 @@ func TestDiscoveryRefusals(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// An https authorization server may not name a plain-http endpoint, not
+// even on this machine: whatever listens on that loopback port would get
+// the code and its verifier.
+func TestDiscoveryRefusesHTTPEndpointOfHTTPSServer(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	srv := httptest.NewTLSServer(mux)
+	defer srv.Close()
+	rs, as := srv.URL, srv.URL+"/as"
+	mux.HandleFunc("/.well-known/oauth-protected-resource", func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"resource":"`+rs+`","authorization_servers":["`+as+`"]}`)
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server/as", func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, strings.Replace(goodAS(as), `"token_endpoint":"`+as+`/token"`, `"token_endpoint":"http://127.0.0.1:1/token"`, 1))
+	})
+	if _, err := discoverAuthServer(t.Context(), srv.Client(), rs); err == nil || !strings.Contains(err.Error(), "token_endpoint") {
+		t.Errorf("error %v, want the plain-http token_endpoint refused", err)
+	}
+	good := http.NewServeMux()
+	gs := httptest.NewTLSServer(good)
+	defer gs.Close()
+	good.HandleFunc("/.well-known/oauth-protected-resource", func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"resource":"`+gs.URL+`","authorization_servers":["`+gs.URL+`/as"]}`)
+	})
+	good.HandleFunc("/.well-known/oauth-authorization-server/as", func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, goodAS(gs.URL+"/as"))
+	})
+	if _, err := discoverAuthServer(t.Context(), gs.Client(), gs.URL); err != nil {
+		t.Errorf("an https server with https endpoints: %v", err)
 	}
 }
 

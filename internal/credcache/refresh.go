@@ -189,7 +189,11 @@ func (e *RefreshError) Error() string {
 func (r Refresher) tokenRequest(ctx context.Context, endpoint, clientID, refreshToken string) (*oauth2.Token, error) {
 	client := r.Client
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		// No redirects: a 307 would resend the refresh token wherever it
+		// points.
+		client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
 	}
 	conf := oauth2.Config{ClientID: clientID, Endpoint: oauth2.Endpoint{TokenURL: endpoint, AuthStyle: oauth2.AuthStyleInParams}}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, boundedClient(client))
