@@ -104,7 +104,7 @@ func BenchmarkQueryRecords25(b *testing.B) {
 }
 
 // BenchmarkSearchFanIn3 reports RS requests per search too: one search
-// per grant plus one projected title read per hit (issue 24.5).
+// per grant plus one projected title read per hit (D24).
 func BenchmarkSearchFanIn3(b *testing.B) {
 	a, calls := countedBenchAdapter(b)
 	benchCall(b, a, "search", map[string]any{"q": "invoice", "limit": 25}, calls)

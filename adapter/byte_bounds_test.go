@@ -10,7 +10,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// TestStringArgumentsBoundedInBytes proves issue 24.6: a q of 1,000 emoji
+// TestStringArgumentsBoundedInBytes: a q of 1,000 emoji
 // is within the schema's 1,000-character bound but 4,000 bytes (a 12 KB
 // percent-encoded RS URL); it is refused naming the byte bound before any
 // RS call, while 1,000 ASCII characters and a short emoji q are searched.

@@ -149,7 +149,7 @@ func TestCatalogBudgets(t *testing.T) {
 	}
 	first := strings.ToLower(ins[:min(512, len(ins))])
 	for _, want := range []string{"grant", "schema", "connection_id", "typed", "filter", "limit", "next_cursor",
-		// The real paging rule (issue 24.6): a query_records cursor is
+		// The real paging rule (R-3): a query_records cursor is
 		// refused without its stream and connection_id; search's is not.
 		"next_cursor plus the same `stream` and `connection_id` (search: cursor alone)"} {
 		if !strings.Contains(first, strings.ToLower(want)) {

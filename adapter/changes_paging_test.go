@@ -20,7 +20,7 @@ var (
 	recordLineRE = regexp.MustCompile(`(?m)^\d+\. (\S+)`)
 )
 
-// TestChangesFeedPagedByTextLosesNothing proves issue 10.2 on the mock
+// TestChangesFeedPagedByTextLosesNothing, on the mock
 // with the real RS's changes semantics (D3): a client that reads only
 // content[] text and continues with cursor = the printed next_cursor (same
 // stream and connection_id, nothing else) gets every change exactly once,

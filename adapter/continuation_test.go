@@ -13,7 +13,7 @@ import (
 // the page describes it (q = a word the snippet marks; no marked word: the
 // field from its start) reads text, and so does the page's resource link.
 // A semantic hit's snippet need not contain the query's words, so a q
-// built from the query fails there (issue 24.3).
+// built from the query fails there.
 func TestEveryHitContinues(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.GmailToken)

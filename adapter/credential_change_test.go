@@ -41,7 +41,7 @@ func (f *fakeCache) stamp() string {
 	return strconv.Itoa(f.gen)
 }
 
-// TestRewrittenCredentialServesTheNextCall proves issue 23.4: after
+// TestRewrittenCredentialServesTheNextCall: after
 // credential_expired, a credential written to the cache serves the very
 // next call — the adapter sees the file changed, it does not wait out a
 // re-read interval (the clock here never moves, so without the change

@@ -10,7 +10,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 10.6 (stdio, several grants): a grant past its cached expires_at
+// Stdio, several grants: a grant past its cached expires_at
 // is never sent; it degrades to a credential_expired warning naming the
 // command that renews it, and the other grants keep serving.
 func TestExpiredGrantIsAWarningOthersServe(t *testing.T) {

@@ -36,7 +36,7 @@ func hostedCall(t *testing.T, srv *adapter.Server, bearer, tool string, args any
 // windowNextRE finds the field window's next cursor in its header line.
 var windowNextRE = regexp.MustCompile(`"next":\{"tool":"read_record_field","args":\{[^}]*"cursor":"([^"]+)"`)
 
-// TestCursorsSurviveARefreshOfTheirGrant proves issue 23.1: every
+// TestCursorsSurviveARefreshOfTheirGrant: every
 // continuation (a changes feed page, a search page, a field window) is
 // bound to the grant, not the bearer string. A token the RS minted later
 // for the same grant (a host's refresh) continues it; a token of another

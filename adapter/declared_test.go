@@ -42,7 +42,7 @@ func tries(t *testing.T, line string) []map[string]any {
 	return out
 }
 
-// TestDeclaredPostureTextOnlyClient proves issue 10.4/10.8 on the mock's
+// TestDeclaredPostureTextOnlyClient, on the mock's
 // declared posture (the real RS's D1: no sort field, aggregation or search
 // field advertised, yet it sorts, aggregates and searches): the schema
 // text says "not advertised", never "none", and a client that reads only

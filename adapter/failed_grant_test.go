@@ -39,7 +39,7 @@ type clock struct {
 func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
-// TestFailedGrantIsAWarningEverywhere proves issue 13.2: a grant whose
+// TestFailedGrantIsAWarningEverywhere: a grant whose
 // schema read fails is a source_unavailable warning in every tool's
 // result, text included; a stream it may hold is source_unavailable, never
 // unknown_stream; and while its last index is cached its streams still
@@ -129,7 +129,7 @@ func TestFailedGrantIsAWarningEverywhere(t *testing.T) {
 	})
 }
 
-// Issue 24.6: a grant that stops reading is named in its warning by grant
+// A grant that stops reading is named in its warning by grant
 // id and label (its connections), not "grant 2 of 2" — also once its last
 // readable schema no longer routes (past 15 minutes).
 func TestFailedGrantIsNamedByIDAndLabel(t *testing.T) {

@@ -46,7 +46,8 @@ type rsFault struct {
 	metadata bool
 }
 
-// matrixFaults are the RS faults of issue 13's Prove section.
+// matrixFaults are the RS fault classes TestRSFaultMatrix runs every tool
+// and resource read against.
 func matrixFaults() []rsFault {
 	return []rsFault{
 		{name: "5xx", mock: &rstest.Faults{Status5xx: http.StatusServiceUnavailable}, code: "api_error", status: http.StatusServiceUnavailable},
@@ -135,7 +136,7 @@ func matrixCalls() []matrixCall {
 	}
 }
 
-// TestRSFaultMatrix (issue 13, Prove): every RS fault class × every tool
+// TestRSFaultMatrix: every RS fault class × every tool
 // and resource read is answered with the fault's typed error code within
 // the call's deadline; afterwards no call holds budget bytes, the bytes in
 // flight never exceeded MaxBytesInFlight, and no goroutine is left.

@@ -120,7 +120,7 @@ func TestFetchNeverPresentsIngestTimeAsDate(t *testing.T) {
 }
 
 // A requested field whose value is null shows null, never an empty value
-// a model would read as "" (issue 24 point 6).
+// a model would read as "".
 func TestFetchFieldsShowNullAsNull(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.GmailToken)

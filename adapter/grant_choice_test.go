@@ -31,7 +31,7 @@ func datasetWithSideGrant(t *testing.T) *rstest.Dataset {
 	return &ds
 }
 
-// Issue 23.3: when several cached grants serve a read and none covers the
+// When several cached grants serve a read and none covers the
 // others, the answer is a typed, bounded choice naming each grant and the
 // argument that picks one (grant_id); with grant_id the picked grant
 // answers and the result says so. A grant_id that does not serve the read

@@ -50,7 +50,7 @@ func (c *rsCalls) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// TestSearchHitsCarryTitleAndEventTime proves issue 24.5: a hit's title is
+// TestSearchHitsCarryTitleAndEventTime: a hit's title is
 // its record's subject and its line shows the record's event time (never
 // cut), in both channels, on the mock in the full posture and in the real
 // RS's (no roles advertised, D1: fields picked by name); the title read

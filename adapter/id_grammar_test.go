@@ -13,7 +13,7 @@ import (
 
 // TestRecordIDWithSlashRoundTrips follows a demo record whose id holds '/'
 // (the Gmail label "Projects/Roadmap") from the listing through every id
-// form into fetch and read_record_field (issue 13 item 4).
+// form into fetch and read_record_field.
 func TestRecordIDWithSlashRoundTrips(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{}, demodata.GmailToken)

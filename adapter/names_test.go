@@ -11,7 +11,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// TestNamesCheckedBeforeTheRS proves issue 10.3: a stream outside the grant
+// TestNamesCheckedBeforeTheRS (D2): a stream outside the grant
 // and a connection_id outside it are answered on every data tool with a
 // typed error that lists what is granted, and cost no RS call at all.
 func TestNamesCheckedBeforeTheRS(t *testing.T) {

@@ -26,7 +26,7 @@ func aggregateCount(t *testing.T, r toolResult) float64 {
 	return v
 }
 
-// TestOverlappingGrantsAnswerFromTheWidest proves issue 23.3: two cached
+// TestOverlappingGrantsAnswerFromTheWidest: two cached
 // grants serve the Work Gmail connection — a narrow one (fewer fields, one
 // connection, a time window) cached first, the person's full grant second.
 // A read of that connection is answered by the full grant whatever the

@@ -12,7 +12,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 22 point 3 (stdio): a grant-package token, which the RS's /v1
+// Stdio: a grant-package token, which the RS's /v1
 // answers 404 "Unknown source: unknown" (D15), is a typed package_token
 // error carrying the hosted door's words — what the token is, what this
 // adapter serves, how to get it — not the RS's bare not_found.
@@ -38,7 +38,7 @@ func TestPackageTokenToolErrorExplains(t *testing.T) {
 	}
 }
 
-// Issue 22 point 4 (stdio): the real RS's answer to an expired client
+// Stdio: the real RS's answer to an expired client
 // access token, 403 grant_expired (D13), is a refused credential like a
 // 401: the credential cache is re-read and a fresh token there serves the
 // call.

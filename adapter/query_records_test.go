@@ -109,7 +109,7 @@ func TestQueryRecordsFanInSaysHowToPage(t *testing.T) {
 	}
 }
 
-// Issue 24.6: the RS applies limit per connection on a fan-in page (D10:
+// The RS applies limit per connection on a fan-in page (D10:
 // asked 2, got 4). The header line and the structured page say so, for
 // no limit too (the RS's default), and the paging instruction, followed
 // as written, pages each connection.

@@ -35,9 +35,9 @@ func nextSteps(t *testing.T, r toolResult) []string {
 	return text.NextSteps
 }
 
-// TestRefusalsNameStepsThatWork: a client-token filter refusal and a
+// TestRefusalsNameStepsThatWork: a client-token filter refusal (D14) and a
 // misspelt field each name next steps; every call a step names is run and
-// succeeds; the filter's own value becomes the search (issue 24.2).
+// succeeds; the filter's own value becomes the search.
 func TestRefusalsNameStepsThatWork(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.Options{Capabilities: rstest.CapabilitiesDeclared}, demodata.GmailToken)

@@ -19,7 +19,7 @@ type resourceErrorSeen struct {
 	Code string
 }
 
-// Issue 24.7: every way a resources/read can fail on its URI answers with
+// Every way a resources/read can fail on its URI answers with
 // one mapping — -32602 for a handle or argument the caller can fix, -32002
 // for what does not exist — and always with the typed error as data, never
 // -32603 or mcp-go's untyped "handler not found".

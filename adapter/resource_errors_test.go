@@ -14,7 +14,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 13.8: a resource read that fails is a JSON-RPC error with a proper
+// A resource read that fails is a JSON-RPC error with a proper
 // code and the typed error as data — never -32603 "Internal error" with
 // the envelope packed into the message.
 func TestResourceReadErrorsAreTyped(t *testing.T) {

@@ -22,7 +22,7 @@ var messagesGaps = []rstest.LexicalGap{
 
 var retryRE = regexp.MustCompile(`warning search_coverage: .*To try it: search (\{.*\})`)
 
-// TestLexicalMissNamesTheSemanticRetry proves issue 10.5 on the mock with
+// TestLexicalMissNamesTheSemanticRetry, on the mock with
 // the real RS's lexical index gap (D5): a lexical search that finds
 // nothing says that semantic or hybrid search is offered, with the exact
 // arguments, and those arguments find the records.

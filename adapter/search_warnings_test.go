@@ -9,7 +9,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// TestSearchKeepsRSWarnings proves issue 24.6 on the mock in the real RS's
+// TestSearchKeepsRSWarnings, on the mock in the real RS's
 // posture (D19): a semantic search over a stream without semantic fields
 // answers 0 hits with source_skipped_not_applicable, and the page says so
 // in both channels, naming the connection; a lexical miss there does not

@@ -13,7 +13,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 13.1: while the RS's protected-resource metadata never answers,
+// While the RS's protected-resource metadata never answers,
 // concurrent schema(stream) calls share one metadata fetch instead of
 // queueing behind each other, and every one of them is answered within a
 // single RS deadline (queued, the last would wait six).
@@ -75,7 +75,7 @@ func metadataRequests(rs *testenv.RS) int {
 	return n
 }
 
-// Issue 24 point 6: when the RS's search metadata cannot be read,
+// When the RS's search metadata cannot be read,
 // schema(stream) says the modes could not be checked (both channels) and a
 // semantic search goes to the RS instead of a false "not offered".
 func TestUnreadableSearchMetadataIsUncheckedNotAbsent(t *testing.T) {

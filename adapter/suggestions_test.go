@@ -67,7 +67,7 @@ func suggestedCalls(t *testing.T, r toolResult) [][2]string {
 // posture (D1: nothing advertised to client tokens; D18: sort only on the
 // cursor field, aggregations only where the manifest declares them),
 // every call that schema(stream) suggests for every stream of every demo
-// grant, and fails on the first one the RS refuses (issue 24.1).
+// grant, and fails on the first one the RS refuses.
 func TestEverySuggestedCallWorks(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -141,7 +141,7 @@ func indexStreams(t *testing.T, e *env) []string {
 // the probes (here every records and aggregate read fails with 503), the
 // schema text says the capability could not be checked, suggests no call,
 // and never says "none" or "refused"; the next schema(stream) asks again
-// once the RS recovers (issue 24.1 and 24.6).
+// once the RS recovers.
 func TestUncheckedCapabilitiesAreNotClaimedAbsent(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool

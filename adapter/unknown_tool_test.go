@@ -13,7 +13,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 24 point 2: a typo'd tool name gets "did you mean" and the six
+// A typo'd tool name gets "did you mean" and the six
 // tools, typed (data.code unknown_tool), with mcp-go's own JSON-RPC code
 // kept; a name near none still lists the tools.
 func TestUnknownToolDidYouMean(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 
 // TestWrongShapeRSAnswersAreInvalidResponse: a 200 of the wrong shape on a
 // tool's data route is a typed invalid_response, never a success built from
-// nothing (issue 13 item 5: aggregate passed the body through, fetch showed
-// "nope", read_record_field an empty window).
+// nothing (as once, when aggregate passed the body through, fetch showed
+// "nope" and read_record_field an empty window).
 func TestWrongShapeRSAnswersAreInvalidResponse(t *testing.T) {
 	t.Parallel()
 	id := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID

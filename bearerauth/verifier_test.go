@@ -36,7 +36,7 @@ func TestClaimedKind(t *testing.T) {
 		{"owner", "owner", "", "", "", "", VerdictRefused, "", ""},
 		{"control plane", "control_plane", "", "", "", "", VerdictRefused, "", ""},
 		{"mcp_package is a package token", "mcp_package", "", "", "", "", VerdictPackage, "", ""},
-		// Issue 22: the reference AS's hosted-MCP picker token names a
+		// The reference AS's hosted-MCP picker token names a
 		// grant_package_id and no grant_id (D15), whatever its kind label.
 		{"package id without grant id", "client", "", "", "", "", VerdictPackage, "gpk_1", ""},
 		{"token_kind grant_package", "", "grant_package", "", "", "", VerdictPackage, "", ""},

@@ -270,7 +270,7 @@ func FuzzCursorRoundTrip(f *testing.F) {
 
 // TestCursorIsExactlyTheIssuedString: every other spelling of an issued
 // cursor is malformed, including one whose MAC verifies over a payload
-// that is not what Seal writes (issue 13 item 7).
+// that is not what Seal writes.
 func TestCursorIsExactlyTheIssuedString(t *testing.T) {
 	t.Parallel()
 	k := testKey(t, 1)

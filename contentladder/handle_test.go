@@ -37,7 +37,7 @@ func TestRecordHandleRoundTrip(t *testing.T) {
 
 // nonCanonical returns spellings of the issued string h that a lenient
 // base64 decoder maps to the same bytes. Each must be refused: a handle or
-// cursor is exactly the string the server issued (issue 13 item 7).
+// cursor is exactly the string the server issued.
 func nonCanonical(h string) map[string]string {
 	b, err := base64.RawURLEncoding.DecodeString(h)
 	if err != nil {

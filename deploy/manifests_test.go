@@ -112,7 +112,7 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
-// TestPolicyOnTheOldDeployment: the manifests shipped before issue 15
+// TestPolicyOnTheOldDeployment: the earlier, insecure manifests
 // (testdata/insecure) break the policy exactly as recorded in
 // violations.golden (go test ./deploy -run OldDeployment -update).
 func TestPolicyOnTheOldDeployment(t *testing.T) {

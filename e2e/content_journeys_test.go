@@ -187,7 +187,7 @@ type contentJourney struct {
 var journeyViews = []pageReader{textReader{}, hostReader{}, structuredReader{}}
 
 // hostViewSlack is how much more than the text the host view may cost a
-// journey (issue 21: host-view bytes ≤ 1.1 × text bytes; 1.15 since a
+// journey (the target is host-view bytes ≤ 1.1 × text bytes; 1.15 since a
 // search page's structuredContent names its first_fetch_id as the text
 // does, ~75 B, which took journeys of one small search page to 1.13 ×).
 // The total over all journeys stays near 1.03 ×.
@@ -383,7 +383,7 @@ func contentJourneys(tok map[string]string) []contentJourney {
 		{"a 100-record wide page shows every record's title", "multi", func(t *testing.T, c *textClient) {
 			// Slack messages are wide (many members); without fields a page
 			// of 100 still shows each record's text first, whole or cut
-			// with …, never dropped for empty members (issue 24 point 4).
+			// with …, never dropped for empty members.
 			// Within the result ceiling it shows the messages that fit
 			// with their text whole, and leaves the rest for next_cursor.
 			conn := demodata.SlackConnectionID
@@ -891,7 +891,7 @@ func checkFullTypes(t *testing.T, c *textClient, page, token, stream, conn strin
 	}
 }
 
-// The journeys below read across time (issue 23): a host refreshes its
+// The journeys below read across time: a host refreshes its
 // token every 600 s on the real RS and may restart the stdio server
 // between turns, and a long read must carry on where it was. They run on
 // their own sessions (a credential cache each test rewrites), reading

@@ -19,7 +19,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Host captures (issue 21, point 4): the pinned Claude Code and Codex drive
+// Host captures: the pinned Claude Code and Codex drive
 // all six tools against the demo, each through a scripted model endpoint
 // (scripted_model_test.go), and the endpoint records exactly what the host
 // handed the model for every tool result. Each capture is then held against

@@ -13,7 +13,7 @@ import (
 // content-only client shows) and the host view (what Claude Code and Codex
 // hand the model: the compact JSON of structuredContent plus one line per
 // resource_link, or the text when there is no structuredContent). The
-// host-view reader reads the shapes of issue 21 (/work/shapes-21.md); it
+// host-view reader reads the structuredContent shapes the adapter emits; it
 // reads no text, and the text reader reads no JSON but what the text itself
 // prints as JSON (record lines, window headers, documents, errors).
 type pageReader interface {
@@ -154,7 +154,7 @@ func (structuredReader) page(r toolResult) string {
 }
 
 // hostReader reads the host view: the compact structuredContent JSON (the
-// last line of the page; link lines come first) in the shapes of issue 21.
+// last line of the page; link lines come first).
 type hostReader struct{}
 
 func (hostReader) view() string { return "host view" }

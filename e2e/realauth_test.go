@@ -20,7 +20,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// The demo in the real authorization server's posture (issue 22): `demo
+// The demo in the real authorization server's posture: `demo
 // --real-auth` gives a generic sign-in a grant-package token the mock's /v1
 // refuses as the real RS does, and puts the adapter's header-free sign-in
 // front before it, which adds both Gmail connections to the sign-in. The

@@ -98,7 +98,7 @@ func TestHostedJWTAuth(t *testing.T) {
 		{"bearer without token", "Bearer ", "", unauthenticated},
 		{"bearer with space", "Bearer abc def", "abc", unauthorized},
 		{"bearer with non-ASCII", "Bearer abc\u00e9def", "abc\u00e9def", unauthorized},
-		// Issue 13.3: one grammar (RFC 6750 b64token) for the door and the
+		// One grammar (RFC 6750 b64token) for the door and the
 		// RS client; a token outside it is 401 with the challenge, not 503.
 		{"bearer outside b64token", "Bearer abc!def", "abc!def", unauthorized},
 		{"bearer with '=' inside", "Bearer ab=cd", "ab=cd", unauthorized},

@@ -49,7 +49,7 @@ func (l *exchangeLog) last() (int, string) {
 	return l.statuses[len(l.statuses)-1], l.challenge
 }
 
-// Issue 10.6 (hosted): a bearer that expires mid-session (its verdict and
+// Hosted: a bearer that expires mid-session (its verdict and
 // schema still cached) makes the next tools/call an HTTP 401 with the
 // WWW-Authenticate challenge, through the official Go SDK client — never a
 // tool result — and the verdict is not reused afterwards.
@@ -104,7 +104,7 @@ func TestHostedExpiredBearerIsChallengedThroughGoSDK(t *testing.T) {
 	}
 }
 
-// Issue 13.8 over HTTP: an invalid resource handle is JSON-RPC -32602 with
+// Over HTTP: an invalid resource handle is JSON-RPC -32602 with
 // the typed error as data, not -32603 "Internal error" — however the
 // client spells the method (JSON may escape its slash).
 func TestHostedResourceErrorIsTyped(t *testing.T) {
@@ -136,7 +136,7 @@ func TestHostedResourceErrorIsTyped(t *testing.T) {
 	}
 }
 
-// Issue 22 point 4: once the RS answers the token 403 grant_expired (the
+// once the RS answers the token 403 grant_expired (the
 // real RS's expiry, D13), every tool that reads is an HTTP 401 with
 // error="invalid_token", though the door's verdict for the token is still
 // cached (the verdict clock has not moved), and never a tool result saying

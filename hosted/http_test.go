@@ -203,7 +203,7 @@ func TestHostedOriginWithoutPublicURL(t *testing.T) {
 		{"localhost origin on the listener's port", loopback, "127.0.0.1:5000", "localhost:7670", nil, "http://localhost:7670", 401,
 			`Bearer resource_metadata="http://127.0.0.1:7670/.well-known/oauth-protected-resource/mcp"`},
 		{"loopback origin on another port", loopback, "127.0.0.1:5000", "localhost:7670", nil, "http://localhost:3000", 403, ""},
-		// Issue 13.9: the Host header is never reflected into challenges or
+		// The Host header is never reflected into challenges or
 		// metadata; the listener's address is named instead.
 		{"Host header not reflected", loopback, "127.0.0.1:5000", "evil.example", nil, "", 401,
 			`Bearer resource_metadata="http://127.0.0.1:7670/.well-known/oauth-protected-resource/mcp"`},

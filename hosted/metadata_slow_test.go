@@ -16,7 +16,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 )
 
-// Issue 13.1: while the RS's metadata never answers, concurrent
+// While the RS's metadata never answers, concurrent
 // unauthenticated GETs of the protected-resource metadata share one RS
 // fetch instead of queueing behind a lock; each is answered within one
 // bounded wait, and the failure is remembered so later GETs cost nothing.

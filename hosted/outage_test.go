@@ -13,7 +13,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 23 point 6: the RS goes down for longer than the token's 30 s
+// The RS goes down for longer than the token's 30 s
 // verdict. A token the RS served as a client token within the last-good
 // schema's lifetime keeps its session: schema() answers from the cache
 // (with a source_unavailable warning), a data call answers a typed

@@ -292,8 +292,8 @@ func TestLLMsTxtToolsMatchCatalog(t *testing.T) {
 }
 
 // TestSetupPagesMethodsAndOrigin: GET/HEAD only, the bare origin redirects
-// to /connect, and without a public URL the Host header is never rendered
-// (issue 13.9): the pages name the listener's own address.
+// to /connect, and without a public URL the Host header is never rendered:
+// the pages name the listener's own address.
 func TestSetupPagesMethodsAndOrigin(t *testing.T) {
 	t.Parallel()
 	hs := startPagesServer(t, "")

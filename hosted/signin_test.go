@@ -171,7 +171,7 @@ func connectKnowingOnlyTheURL(ctx context.Context, mcpURL string, tr *signInTrac
 		HTTPClient: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil)
 }
 
-// Issue 22 point 2: a host that knows only the MCP URL signs in
+// A host that knows only the MCP URL signs in
 // header-free against an AS in the real AS's posture, with two Gmail
 // connections: 401 → protected-resource metadata (naming the adapter) →
 // the adapter's AS metadata → registration at the RS's AS → authorize via

@@ -10,7 +10,7 @@ import (
 )
 
 // Through the door, a typo'd tool name is answered with the typed
-// unknown_tool error and its "did you mean" (issue 24 point 2).
+// unknown_tool error and its "did you mean".
 func TestHostedUnknownToolDidYouMean(t *testing.T) {
 	t.Parallel()
 	env := startHosted(t, hosted.Options{PublicURL: publicURL}, adapter.Config{})

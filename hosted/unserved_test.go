@@ -19,7 +19,7 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // challengeDescription is the error_description of a challenge.
 var challengeDescription = regexp.MustCompile(`error_description="([^"]*)"`)
 
-// Issue 22 point 3: a token the RS refuses for good on the verification
+// R-13: a token the RS refuses for good on the verification
 // read — a grant-package token (404 "Unknown source: unknown", D15), a
 // revoked grant (403 grant_revoked, whose remedy is a new sign-in: the
 // challenge a refresh or sign-in answers) — is never 503 "retry later": every

@@ -27,7 +27,7 @@ func randomBearer(t *testing.T) string {
 	return hex.EncodeToString(b[:])
 }
 
-// Issue 13.10: 1,000 fresh random bearers from one client cost at most
+// 1,000 fresh random bearers from one client cost at most
 // burst + rate × elapsed RS calls; the rest are 429 before any authority
 // is asked. Another client (a different X-Forwarded-For hop behind the
 // trusted proxy) keeps its own budget, and a token verified before the
@@ -73,7 +73,7 @@ func TestUnknownBearerVerificationIsLimitedPerClient(t *testing.T) {
 // The verification budget is spent on authority calls, not on requests:
 // requests whose token check is already under way, or whose check just
 // failed and is remembered, cost nothing and are never 429. Found by the
-// soak (issue 13 Prove): once the two demo tokens' verdicts expired, 64
+// soak: once the two demo tokens' verdicts expired, 64
 // clients behind one address spent the burst in a moment waiting on the
 // one shared re-check, and valid tokens got 429 "too many unrecognised
 // tokens" — during an RS fault and after it.

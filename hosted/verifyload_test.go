@@ -34,7 +34,7 @@ func loadSeconds(t *testing.T) time.Duration {
 	return 5 * time.Second
 }
 
-// Issue 22 point 5 (load, loopback, bounded): 300 people with valid client
+// Load (loopback, bounded): 300 people with valid client
 // tokens behind one address (a NAT, a hosted connector's egress) sign in
 // at once and keep calling while their verdicts expire every second; one
 // of them floods random bearers from the same address alongside. The valid

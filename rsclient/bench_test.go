@@ -18,7 +18,7 @@ func benchBody(n int) string {
 }
 
 // benchRecordsPage is a records page of n gmail message records, each with
-// a body of bodyChars characters (the issue 12 profile: 25 × 20 KB).
+// a body of bodyChars characters (the benchmark's profile: 25 × 20 KB).
 func benchRecordsPage(n, bodyChars int) []byte {
 	type rec struct {
 		Object       string         `json:"object"`

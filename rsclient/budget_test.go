@@ -18,7 +18,7 @@ import (
 // TestBudgetBoundsConcurrentBodies: many concurrent large answers never
 // hold more than MaxBytesInFlight between them, every call ends (a
 // success, or rs_busy when the budget is spent), and every byte is given
-// back (issue 13 item 6).
+// back.
 func TestBudgetBoundsConcurrentBodies(t *testing.T) {
 	t.Parallel()
 	const (

@@ -56,7 +56,7 @@ func burst(t *testing.T, c *Client, n int) {
 
 // TestConnectionReuse: N concurrent calls open at most the pool size of
 // TCP connections, and later bursts reuse them instead of opening new ones
-// (issue 12: Go's default transport kept 2 idle connections per host, so
+// (Go's default transport kept 2 idle connections per host, so
 // 32 concurrent calls kept opening new ones).
 func TestConnectionReuse(t *testing.T) {
 	t.Parallel()

@@ -52,7 +52,7 @@ var shapeRoutes = map[string]routeCall{
 }
 
 // TestWrongShapeIsInvalidResponse: every route refuses a 200 that is JSON
-// but not its answer (issue 13 item 5), and accepts its minimal answer.
+// but not its answer, and accepts its minimal answer.
 func TestWrongShapeIsInvalidResponse(t *testing.T) {
 	t.Parallel()
 	generic := []string{`{}`, `{"nope":1}`, `{"error":{"code":"x"}}`, `"nope"`, `[]`, `null`}

@@ -21,7 +21,7 @@ var builtBinary struct {
 // buildBinary returns the shared pdpp-mcp binary (static, -trimpath, no
 // -ldflags), failing the test if it could not be had. The build has no
 // deadline of its own: on a cold cache beside the rest of the suite it
-// takes minutes, and a deadline here once killed it (issue 25).
+// takes minutes, and a deadline here once killed it.
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	b := &builtBinary

@@ -130,7 +130,7 @@ func countWork(t *testing.T, mcpURL, bearer string) (int, string) {
 	return res.StatusCode, string(b)
 }
 
-// Issue 22: a host signs in header-free against `demo --real-auth` (the
+// A host signs in header-free against `demo --real-auth` (the
 // AS in the real AS's posture behind the adapter's sign-in front), the
 // demo restarts, and the host's saved sign-in keeps working: its access
 // token still reads, its refresh token still refreshes, its registered

@@ -66,7 +66,7 @@ func TestDemoTokenTTL(t *testing.T) {
 	}
 	// Over stdio, on the demo's own cache, the expired credential's advice
 	// names the demo, which renews it, not `pdpp connect`, which the demo
-	// does not have (issue 25 point 4).
+	// does not have.
 	st := startStdio(t, bin, t.TempDir(), "--provider-url", ready.RSURL, "--cache-root", ready.CacheRoot)
 	code, text := st.call("query_records", map[string]any{"stream": "messages", "limit": 1})
 	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "pdpp connect") {

@@ -145,13 +145,13 @@ func (c *mockClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// Issue 10.6 (stdio): a running session heals when `pdpp connect` rewrites
+// Stdio: a running session heals when `pdpp connect` rewrites
 // the credential cache — after the RS refused the token (401, D13) and
 // after the cache's own expires_at passed — and says credential_expired,
 // naming the exact `pdpp connect <url>` command, while no fresh token is
 // there. The host is never restarted.
 //
-// Each rewrite serves the very next call, with no wait (issue 23.4: the
+// Each rewrite serves the very next call, with no wait (the
 // binary sees the file changed). It takes about 2 s, on purpose: a cached
 // expires_at must pass on the real clock (1.6 s); a subprocess has no
 // injected clock.
@@ -214,7 +214,7 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	}
 }
 
-// Issue 10.7: a cached token without a kind label is classified through the
+// A cached token without a kind label is classified through the
 // RS schema's bearer.token_kind at start-up. A lone owner token stops the
 // adapter (exit 77); among client grants it is dropped with a warning and
 // never used, and the client grants serve. Either way the owner token
@@ -282,7 +282,7 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 	}
 }
 
-// Issue 13.11: closing stdin with a call in flight (the host went away)
+// Closing stdin with a call in flight (the host went away)
 // reports the call as cancelled, not as an RS outage.
 func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	t.Parallel()

@@ -43,7 +43,7 @@ func oneCall(t *testing.T, bin, dir string, env map[string]string, providerURL, 
 	return "", false
 }
 
-// Issue 23.2: a next_cursor printed by one stdio process continues in the
+// A next_cursor printed by one stdio process continues in the
 // next one (a restarted server, a process per call), because both seal
 // with the secret kept 0600 beside the credential cache; a configured
 // PDPP_MCP_CURSOR_SECRET is used instead, and a bad one refuses to start.

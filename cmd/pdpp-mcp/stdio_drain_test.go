@@ -15,7 +15,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
-// Issue 23.5: stdin closes with 16 tool calls in flight — 5 at the RS
+// Stdin closes with 16 tool calls in flight — 5 at the RS
 // (mcp-go's worker pool) and 11 queued behind them — and every one gets
 // an answer, a typed `cancelled`, before the process exits. mcp-go alone
 // drops the queued ones.

@@ -49,7 +49,7 @@ func startHeldRS(t *testing.T) *heldRS {
 
 func (h *heldRS) release() { h.once.Do(func() { close(h.gate) }) }
 
-// Issue 12: tools/list never waits for the RS. With a cache that labels
+// tools/list never waits for the RS. With a cache that labels
 // its token client, the adapter answers initialize and tools/list while
 // the RS holds every request: none had been answered, and none given up
 // (an adapter that waited out an RS timeout before serving would have
@@ -133,7 +133,7 @@ func TestStdioMislabelledOwnerTokenReadsNoData(t *testing.T) {
 	}
 }
 
-// BenchmarkStdioSpawnToToolsList is issue 12's start-up figure: the built
+// BenchmarkStdioSpawnToToolsList is the stdio start-up figure: the built
 // binary spawned on a client-labelled cache, initialize, initialized and
 // tools/list, until the tools/list answer arrives (ns/op = one spawn).
 // The RS is never asked on this path.

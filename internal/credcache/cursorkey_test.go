@@ -11,7 +11,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
 )
 
-// TestCursorSecretIsCreatedOnceAndKept proves issue 23.2's store: the
+// TestCursorSecretIsCreatedOnceAndKept: the
 // first use creates a private (0600) secret beside the credentials, every
 // later use (another process, a restart) reads the same one, and
 // concurrent first uses agree on one secret.
