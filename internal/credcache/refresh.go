@@ -83,13 +83,20 @@ func (r Refresher) Refresh(ctx context.Context, refused string) (RefreshOutcome,
 	if err != nil {
 		return Current, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, lockTimeout)
+	lockCtx, cancel := context.WithTimeout(ctx, lockTimeout)
 	defer cancel()
-	unlock, err := lockFile(ctx, path+".lock")
+	unlock, err := lockFile(lockCtx, path+".lock")
 	if err != nil {
 		return Current, err
 	}
 	defer unlock()
+	// Once the lock is held the exchange is finished whatever the caller
+	// does: a token request cut short after the AS rotated would leave the
+	// file holding the spent refresh token, and the next refresh would
+	// revoke the grant. It gets its own deadline, not what the lock wait
+	// left, and no caller's cancellation (a host's SIGTERM mid-refresh).
+	ctx, cancelExchange := context.WithTimeout(context.WithoutCancel(ctx), exchangeTimeout)
+	defer cancelExchange()
 	doc, err := readRaw(path)
 	if err != nil {
 		return Current, nil // nothing to renew; Load says what is wrong with the file

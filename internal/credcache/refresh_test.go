@@ -285,3 +285,35 @@ func TestRefreshNeverSendsAnOwnerFile(t *testing.T) {
 		}
 	}
 }
+
+// cancelOnSend cancels the refresher's caller as its token request goes
+// out: a host's SIGTERM in the middle of a renewal.
+type cancelOnSend struct {
+	cancel context.CancelFunc
+	next   http.RoundTripper
+}
+
+func (c cancelOnSend) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.cancel()
+	return c.next.RoundTrip(r)
+}
+
+// A renewal the caller gives up on mid-request still finishes and is
+// written: the AS rotated the refresh token on receipt, so a file left
+// holding the spent one would revoke the grant at the next refresh.
+func TestRefreshOutlivesItsCallersCancellation(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Now()}
+	s := signIn(t, clk)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := credcache.Refresher{CacheRoot: s.root, ProviderURL: s.url, Now: clk.Now,
+		Client: &http.Client{Transport: cancelOnSend{cancel: cancel, next: http.DefaultTransport}}}
+	if got, err := r.Refresh(ctx, s.first.AccessToken); err != nil || got != credcache.Refreshed {
+		t.Fatalf("refresh cancelled mid-request: %v %v", got, err)
+	}
+	after := credcache.Refresher{CacheRoot: s.root, ProviderURL: s.url, Now: clk.Now}
+	clk.Set(clk.Now().Add(500 * time.Second)) // past the renewed one's refresh point too
+	if got, err := after.Refresh(context.Background(), ""); err != nil || got != credcache.Refreshed {
+		t.Fatalf("the next renewal (with the rotated refresh token the file must hold): %v %v", got, err)
+	}
+}

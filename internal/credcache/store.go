@@ -65,6 +65,10 @@ func orBearer(tokenType string) string {
 // lockTimeout bounds the wait for another process's refresh or store.
 const lockTimeout = 30 * time.Second
 
+// exchangeTimeout bounds a refresh's token request and write, once the
+// lock is held.
+const exchangeTimeout = 30 * time.Second
+
 // Store writes c as the provider's cache file, replacing any earlier one,
 // under the file's lock (a running stdio session refreshing at that moment
 // finishes first and then reads this file), and returns its path. The file
