@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -569,7 +569,7 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 
 // readBounded reads a small configuration file.
 func readBounded(path string, max int64) ([]byte, error) {
-	fh, err := os.Open(path)
+	fh, _, err := regularfile.Open(path, "file") // a FIFO never blocks start-up
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"net/url"
 	"os"
@@ -239,7 +240,7 @@ type cacheLoad struct {
 // readFile reads and decodes the cache file, bounded in size. A missing
 // file means the provider was never connected.
 func (l cacheLoad) readFile() (*cacheFile, error) {
-	f, _, err := openRegular(l.path, "credential cache")
+	f, _, err := regularfile.Open(l.path, "credential cache")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &CredentialError{CredNotConnected, fmt.Sprintf("No scoped PDPP credential cached for %s (%s). %s", l.norm, l.path, l.guidance)}
 	}
@@ -267,7 +268,7 @@ func PermissionWarning(path string) string {
 	if err != nil || !st.Mode().IsRegular() {
 		return ""
 	}
-	return othersMayRead(path, "credential cache", st)
+	return regularfile.OthersMayRead(path, "credential cache", st)
 }
 
 // refuseOwner refuses the whole file when it or any entry is labelled

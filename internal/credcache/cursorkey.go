@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func createCursorSecret(path string) error {
 // readCursorSecret reads an existing secret file, bounded, without its
 // trailing newline.
 func readCursorSecret(path string) ([]byte, string, error) {
-	f, st, err := openRegular(path, "cursor secret")
+	f, st, err := regularfile.Open(path, "cursor secret")
 	if err != nil {
 		return nil, "", err
 	}
@@ -83,5 +84,5 @@ func readCursorSecret(path string) ([]byte, string, error) {
 	if err != nil || len(raw) > maxCursorSecretFile {
 		return nil, "", fmt.Errorf("cursor secret %s is unreadable or too large", path)
 	}
-	return []byte(strings.TrimRight(string(raw), "\r\n")), othersMayRead(path, "cursor secret", st), nil
+	return []byte(strings.TrimRight(string(raw), "\r\n")), regularfile.OthersMayRead(path, "cursor secret", st), nil
 }

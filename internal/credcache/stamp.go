@@ -3,6 +3,7 @@ package credcache
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"os"
 	"strconv"
@@ -40,7 +41,7 @@ func Stamp(path string) string {
 // contentHash is a short hash of the file's first maxCredentialFile
 // bytes; "-" when it cannot be read.
 func contentHash(path string) string {
-	f, _, err := openRegular(path, "credential cache")
+	f, _, err := regularfile.Open(path, "credential cache")
 	if err != nil {
 		return "-"
 	}

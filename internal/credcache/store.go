@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,7 +164,7 @@ func ensureGitignore(cacheRoot string) {
 // readRaw reads the cache file at path as a JSON object, bounded, refusing
 // anything but a regular file.
 func readRaw(path string) (map[string]json.RawMessage, error) {
-	f, _, err := openRegular(path, "credential cache")
+	f, _, err := regularfile.Open(path, "credential cache")
 	if err != nil {
 		return nil, err
 	}

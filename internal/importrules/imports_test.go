@@ -22,7 +22,7 @@ import (
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary;
 //	                       internal/ritest, which writes the cache they read)
 //	internal/ritest ◀── test files only (it builds and runs the reference server)
-//	internal/softcache, internal/bearer ◀── any layer; they import no project package
+//	internal/softcache, internal/bearer, internal/regularfile ◀── any layer; they import no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
@@ -38,7 +38,7 @@ const modulePath = "github.com/pdpp/pdpp-mcp"
 // sharedUtilities are small internal packages every layer shares (one
 // cache mechanism, one bearer grammar) that any layer may import; they
 // import no project package.
-var sharedUtilities = []string{"internal/softcache", "internal/bearer"}
+var sharedUtilities = []string{"internal/softcache", "internal/bearer", "internal/regularfile"}
 
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
 var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package credcache
+package regularfile
 
 import (
 	"os"

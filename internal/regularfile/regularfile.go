@@ -1,16 +1,22 @@
-package credcache
+// Package regularfile opens files that must be regular files (secrets,
+// credentials, configuration) without ever blocking on what else may sit
+// at their path: a FIFO waits for a writer on a plain open, a device
+// feeds endless bytes. Any layer may use it; it imports no project
+// package.
+package regularfile
 
 import (
 	"fmt"
 	"os"
 )
 
-// openRegular opens path for reading only when it is a regular file. A
-// FIFO, socket or device at the credential or cursor-secret path would
+// Open opens path for reading only when it is a regular file; what names
+// the file in the error (e.g. "cursor secret"). A FIFO, socket or device
+// at a secret's or credential's path would
 // block a plain open (a FIFO waits for a writer) or feed endless bytes, so
 // the path is checked before it is opened and the opened file again after
 // (openNoBlock never waits on a FIFO), closing the window between the two.
-func openRegular(path, what string) (*os.File, os.FileInfo, error) {
+func Open(path, what string) (*os.File, os.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -48,9 +54,9 @@ func notRegular(path, what string, st os.FileInfo) error {
 	return fmt.Errorf("%s %s is %s; refusing to read it", what, path, kind)
 }
 
-// othersMayRead is the warning for a file whose mode lets other users
+// OthersMayRead is the warning for a file whose mode lets other users
 // read or write it, "" when it is private.
-func othersMayRead(path, what string, st os.FileInfo) string {
+func OthersMayRead(path, what string, st os.FileInfo) string {
 	if st.Mode().Perm()&0o077 == 0 {
 		return ""
 	}
