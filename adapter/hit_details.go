@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -184,19 +183,21 @@ const pendingTitleMark = "(title pending) "
 // the one warning that says what the mark means and how to get the titles
 // (none when no title is pending).
 func (p *searchPage) markPending(pending []bool) []warning {
-	var n []string
+	marked := false
 	for i, yes := range pending {
 		if yes {
 			p.hits[i].Title = pendingTitleMark + p.hits[i].Title
-			n = append(n, strconv.Itoa(i+1))
+			marked = true
 		}
 	}
-	if len(n) == 0 {
+	if !marked {
 		return nil
 	}
+	// The marks say which hits; the warning (whole at any page size, and
+	// true of whichever hits the result ceiling keeps) says what they mean.
 	return []warning{{Code: titlesPendingCode, Message: fmt.Sprintf(
-		"hit %s: title not read in time, shown as source / stream / time and marked %q; the reads go on, and the same search again shows the titles (or fetch(id))",
-		strings.Join(n, ", "), strings.TrimSpace(pendingTitleMark))}}
+		"a hit marked %q had its title not read in time and shows source / stream / time instead; the reads go on, and the same search again shows the titles (or fetch(id))",
+		strings.TrimSpace(pendingTitleMark))}}
 }
 
 // applyDetails sets the hit's title and event time from its record's

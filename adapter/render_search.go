@@ -204,6 +204,9 @@ func (p *searchPage) layout() *searchLayout {
 func (p *searchPage) layoutWarnings() []string {
 	var out []string
 	for _, w := range p.warnings {
+		if w.Code == titlesPendingCode && !p.showsPendingTitle() {
+			continue // every pending hit was left for the next page
+		}
 		out = append(out, truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
 	}
 	if len(p.recall) > 0 {
@@ -214,6 +217,17 @@ func (p *searchPage) layoutWarnings() []string {
 			p.held, p.ceiling))
 	}
 	return out
+}
+
+// showsPendingTitle reports whether a hit the page shows has a pending
+// title.
+func (p *searchPage) showsPendingTitle() bool {
+	for _, h := range p.hits {
+		if strings.HasPrefix(h.Title, pendingTitleMark) {
+			return true
+		}
+	}
+	return false
 }
 
 // recallWarning is the line for a page ranked over a bounded window.

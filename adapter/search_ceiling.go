@@ -22,7 +22,10 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 		p.laid = nil
 	}
 	settle(n)
-	if p.ceiling <= 0 || searchTextBudget(n) <= p.ceiling || len(p.sources) != n {
+	// Every page is measured, however few its hits: the framing alone (a
+	// long cursor, a coverage retry, notes) can take what the budget
+	// formula leaves for the lines.
+	if p.ceiling <= 0 || len(p.sources) != n {
 		return
 	}
 	all, natural, floor := p.hits, make([]int, n), make([]int, n)
@@ -49,17 +52,6 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 	}
 	p.hits = all
 	settle(n)
-}
-
-// settle gives the page the paging handles of all its hits (sources is
-// the fan-out's width); fitCeiling may later show fewer.
-func (p *searchPage) settle(sources int) {
-	p.sourceCount = sources
-	taken := make([]int, sources)
-	for _, src := range p.sources {
-		taken[src]++
-	}
-	p.hasMore, p.nextCursor = p.next(taken)
 }
 
 // fitToCeiling fits the refined page (titles read, warnings final) to the

@@ -184,7 +184,12 @@ func TestLexicalMissChecksEverySourceAtOnce(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	e := newEnv(t, testenv.Options{LexicalGaps: messagesGaps, Raw: hold}, demodata.GmailToken, demodata.GmailRestrictedToken)
+	// Two grants of different connectors (grants over one connection
+	// would be searched through one of them): neither's messages are in
+	// the lexical index.
+	gaps := append(append([]rstest.LexicalGap(nil), messagesGaps...),
+		rstest.LexicalGap{ConnectionID: demodata.SlackConnectionID, Stream: "messages"})
+	e := newEnv(t, testenv.Options{LexicalGaps: gaps, Raw: hold}, demodata.GmailToken, demodata.SlackToken)
 	r := e.c.call("search", map[string]any{"q": "invoice", "streams": []string{"messages"}})
 	if !retryRE.MatchString(r.text()) {
 		t.Errorf("no retry suggested:\n%s", r.text())

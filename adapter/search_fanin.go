@@ -79,7 +79,6 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 	}
 	page.fields = newStreamFields(set.ix)
 	page.takeHits(reads, sources, a.Limit, page.fields)
-	page.multiConn = multiConnection(page.hits)
 	page.ceiling = s.cfg.MaxResultBytes
 	page.next = func(taken []int) (bool, string) {
 		st := append([]sourceState(nil), state...)
@@ -88,7 +87,7 @@ func (s *Server) searchFanIn(ctx context.Context, set *sourceSet, a searchArgs, 
 		}
 		return true, s.sealSearchCursor(searchCursor{Version: 1, QueryHash: hash, Sources: st, Args: a.shape()})
 	}
-	page.settle(len(reads))
+	page.sourceCount = len(reads)
 	return page, nil
 }
 
