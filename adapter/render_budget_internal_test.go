@@ -291,6 +291,12 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 	heldPages := 0
 	for iter := range 60 {
 		p := genSearchPage(rng)
+		if iter%4 == 0 {
+			// A warning full of quotes (a retry call quoted in it): JSON
+			// escapes each in structuredContent, so that channel's warning
+			// is longer than the text's.
+			p.warnings = append(p.warnings, warning{Code: "search_coverage", Message: strings.Repeat(`"a" `, 40+rng.IntN(160))})
+		}
 		n, cursor := len(p.hits), p.nextCursor
 		ceiling := []int{0, DefaultMaxResultBytes, MinMaxResultBytes}[iter%3]
 		if ceiling > 0 {

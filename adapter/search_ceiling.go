@@ -1,5 +1,7 @@
 package adapter
 
+import "github.com/pdpp/pdpp-mcp/contentladder"
+
 // fitCeiling settles how many of the page's merged hits it shows and its
 // paging handles. A page whose budget stays within the result ceiling
 // shows every hit; a larger one shows the hits that fit the ceiling whole
@@ -66,9 +68,13 @@ func (p *searchPage) fitToCeiling() {
 // larger of its two channels: the header and footer or the structured
 // members, and the warning lines.
 func (p *searchPage) framing() int {
-	n := max(len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom)
+	text, structured := len(p.header())+len(searchFooter), p.structuredFraming()+linkLineRoom
 	for _, w := range p.layoutWarnings() {
-		n += len(w) + 8
+		// A warning is a line in the text and a JSON string in
+		// structuredContent, where every quote and backslash is escaped:
+		// a retry call quoted in a warning doubles them.
+		text += len(w) + 8
+		structured += contentladder.JSONStringLen(w) + 8
 	}
-	return n
+	return max(text, structured)
 }
