@@ -78,6 +78,10 @@ type verifyLimiter struct {
 	reserve float64
 	// vouched holds the hashes of tokens verified as client tokens.
 	vouched *softcache.Cache[struct{}]
+	// served holds the clients the RS served within vouchedTTL, apart
+	// from byKey: a flood of ever-new addresses fills and evicts byKey,
+	// and must not evict the standing of the hosts it would lock out.
+	served *softcache.Cache[struct{}]
 }
 
 // checkBudget is one scope's budget: a token bucket of checks, one taken
@@ -172,7 +176,8 @@ func newVerifyLimiter(perSecond float64, burst, ipv6Prefix int, now func() time.
 		reserve: float64(globalBurst) * reserveShare,
 		global:  newCheckBudget(perSecond*globalRateFactor, globalBurst, now()),
 		byKey:   softcache.New[*checkBudget](softcache.Options{TTL: verifyClientTTL, MaxEntries: verifyClients, Now: now}),
-		vouched: softcache.New[struct{}](softcache.Options{TTL: vouchedTTL, MaxEntries: vouchedTokens, Now: now})}
+		vouched: softcache.New[struct{}](softcache.Options{TTL: vouchedTTL, MaxEntries: vouchedTokens, Now: now}),
+		served:  softcache.New[struct{}](softcache.Options{TTL: vouchedTTL, MaxEntries: verifyClients, Now: now})}
 }
 
 // isVouched reports whether the token with hash key was verified as a
@@ -210,12 +215,8 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 	if !b.take(ctx, l.now, noFloor) {
 		return nil, false
 	}
-	floor := func() float64 {
-		if b.mayJoinReserve(l.now()) {
-			return 0
-		}
-		return l.reserve
-	}
+	key := l.clientKey(client)
+	floor := func() float64 { return b.reserveFloor(l.now(), l.reserve, l.servedRecently(key)) }
 	if !l.global.take(ctx, l.now, floor) {
 		b.settle(checkNotRun, false, l.now())
 		return nil, false
@@ -227,6 +228,9 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 			outcome = checkServed
 		}
 		b.settle(outcome, onReserve, l.now())
+		if served {
+			l.markServed(key)
+		}
 		l.global.end(served)
 	}, true
 }
@@ -234,14 +238,46 @@ func (l *verifyLimiter) begin(ctx context.Context, client string) (done func(ser
 // noFloor lets a per-client bucket be spent to its last check.
 func noFloor() float64 { return 0 }
 
-// mayJoinReserve reports whether this client may spend the reserved part
-// of the global budget on one more check: not after a failure within
-// failureMemory; freely when the RS served one of its bearers within
-// vouchedTTL; else one check at a time.
-func (b *checkBudget) mayJoinReserve(now time.Time) bool {
+// reserveFloor is how far this client's check may draw the global budget
+// down: to empty when the RS served one of its bearers within vouchedTTL
+// (a host whose token was just refreshed); to half the reserve for a client
+// without a failure and no check on the reserve yet (never seen: a flood
+// from ever-new addresses, each fresh until its check fails, can then
+// empty no more than half the reserve, and the rest stays for hosts the
+// RS served); not into the reserve at all after a failure within
+// failureMemory, or while its one check on the reserve is under way.
+func (b *checkBudget) reserveFloor(now time.Time, reserve float64, served bool) float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.standsForReserve(now)
+	switch {
+	case b.failedRecently(now):
+		return reserve
+	case served || (!b.servedAt.IsZero() && now.Sub(b.servedAt) < vouchedTTL):
+		return 0
+	case b.onReserve == 0:
+		return reserve / 2
+	}
+	return reserve
+}
+
+// failedRecently reports a failed check within failureMemory.
+func (b *checkBudget) failedRecently(now time.Time) bool {
+	return !b.failedAt.IsZero() && now.Sub(b.failedAt) < failureMemory
+}
+
+// servedRecently reports whether the RS served a bearer of the client
+// with key within vouchedTTL.
+func (l *verifyLimiter) servedRecently(key string) bool {
+	_, err, ok := l.served.Peek(key)
+	return ok && err == nil
+}
+
+// markServed records that the RS served a bearer of the client with key.
+func (l *verifyLimiter) markServed(key string) {
+	l.served.Forget(key)
+	_, _ = l.served.Get(context.Background(), key, func(context.Context) (struct{}, time.Time, error) {
+		return struct{}{}, time.Time{}, nil
+	})
 }
 
 func (b *checkBudget) standsForReserve(now time.Time) bool {
@@ -255,7 +291,8 @@ func (b *checkBudget) standsForReserve(now time.Time) bool {
 }
 
 // joinReserve counts one more check of this client on the reserve when it
-// may spend it (mayJoinReserve), and reports whether it did.
+// may spend it (reserveFloor below the whole reserve), and reports
+// whether it did.
 func (b *checkBudget) joinReserve(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -222,3 +222,40 @@ func TestWaitingCheckSeesTheClientServed(t *testing.T) {
 		}
 	})
 }
+
+// A flood from ever-new addresses (one bearer from each of 1,000 fresh
+// IPv6 /64s every 100 ms, more clients in all than the door keeps: each client is new until its check fails) may
+// not drain the reserve a host the RS already served needs for its
+// refreshed token: every round that host's new bearer is admitted. The
+// clock is injected: the outcome is counts only.
+func TestFreshAddressFloodLeavesServedHostsTheReserve(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	l := newVerifyLimiter(defaultVerifyRate, defaultVerifyBurst, 0, clock.now)
+	const host = "198.51.100.77"
+	done, ok := l.begin(noWait, host)
+	if !ok {
+		t.Fatal("the host's first bearer was refused before any flood")
+	}
+	done(true) // the RS served it: its next bearer is a refreshed token
+	admitted, flood, next := 0, 0, 0
+	for range 12 {
+		for range 1000 {
+			addr := fmt.Sprintf("2001:db8:%x:%x::1", next>>16, next&0xffff)
+			next++
+			if d, ok := l.begin(noWait, addr); ok {
+				flood++
+				d(false)
+			}
+		}
+		if d, ok := l.begin(noWait, host); ok {
+			admitted++
+			d(true)
+		}
+		clock.add(100 * time.Millisecond)
+	}
+	t.Logf("fresh-address flood: %d of 12 refreshed tokens admitted, %d flood checks", admitted, flood)
+	if admitted < 11 {
+		t.Errorf("%d of 12 refreshed tokens of a served host admitted during a fresh-address flood, want ≥ 11", admitted)
+	}
+}
