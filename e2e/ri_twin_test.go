@@ -1,0 +1,324 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/internal/ritest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
+)
+
+// The mock as a measured twin: the same calls, through the same adapter
+// (`serve`), on the reference RS and on `pdpp-mcp mockrs` in the real
+// RS's posture (--capabilities declared, the RS's 10-minute token
+// lifetime). The two hold different data (the RI's seeded two Gmail
+// connections, the mock's demo Gmail grant over two connections), so the
+// test compares what does not depend on the values: a skeleton of each
+// answer (twinSkeleton). Every difference left is one entry of
+// twinDifferences, with its reason; a difference the table does not name
+// fails the test, and so does an entry whose difference is gone.
+
+// twinSide is one server the calls run on, with the values that name its
+// data (connection ids, a word its lexical index holds).
+type twinSide struct {
+	name string
+	// mcpURL and bearer reach `serve` in front of the side's RS.
+	mcpURL, bearer string
+	// work is one of the side's two Gmail connection ids.
+	work string
+	// hitQuery is a phrase whose lexical search finds messages.
+	hitQuery string
+	// outsideStream is a stream the RS serves but the token's grant
+	// leaves out.
+	outsideStream string
+}
+
+// twinCall is one call of the comparison; args may use the side's values.
+type twinCall struct {
+	name string
+	tool string
+	args func(s twinSide, prior map[string]toolResult) map[string]any
+}
+
+// twinDifference is one skeleton line that differs between the RI and the
+// mock, and why it is left.
+type twinDifference struct {
+	// call and line name the skeleton line ("call/line-kind"); ri and mock
+	// are its value on each side ("" = absent).
+	call, line, ri, mock string
+	reason               string
+}
+
+// twinDifferences are the differences left between the reference RS and
+// the mock in the real posture, each with its reason.
+var twinDifferences = []twinDifference{}
+
+// twinNoise is what varies between runs and data sets inside a skeleton
+// value: ids, times, numbers, cursors.
+var twinNoise = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`cin_[0-9a-f]+`), "cin_…"},
+	{regexp.MustCompile(`grt_[0-9A-Za-z_-]+`), "grt_…"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\d(T[0-9:.]+(Z|[+-]\d\d:\d\d)?)?`), "<time>"},
+	{regexp.MustCompile(`\d+`), "N"},
+}
+
+func twinNormalize(s string) string {
+	for _, n := range twinNoise {
+		s = n.re.ReplaceAllString(s, n.with)
+	}
+	return s
+}
+
+// twinLineKind names a text line by its form, not its values: a `key:`
+// header line by its key, a JSON line by its sorted keys, a bullet or
+// numbered line by its marker, and other prose as "prose".
+var (
+	twinHeaderKey = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_ ]{0,40}):( |$)`)
+	twinNumbered  = regexp.MustCompile(`^\d+[.)] `)
+)
+
+func twinLineKind(line string) string {
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "":
+		return ""
+	case strings.HasPrefix(line, "{"):
+		var v map[string]any
+		if json.Unmarshal([]byte(line), &v) == nil {
+			return "json" + twinKeys(v)
+		}
+		return "json?"
+	case twinNumbered.MatchString(line):
+		return "numbered"
+	case strings.HasPrefix(line, "- "), strings.HasPrefix(line, "• "):
+		return "bullet"
+	}
+	if m := twinHeaderKey.FindStringSubmatch(line); m != nil {
+		return "key:" + m[1]
+	}
+	return "prose"
+}
+
+func twinKeys(v map[string]any) string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "{" + strings.Join(keys, ",") + "}"
+}
+
+// twinSkeleton is an answer without its values: isError, the kinds of its
+// text lines, structuredContent's key set, every code it names (error and
+// warning codes) and http_status, and whether it pages on.
+func twinSkeleton(r toolResult) map[string]string {
+	sk := map[string]string{"isError": fmt.Sprint(r.IsError)}
+	var kinds []string
+	for _, line := range strings.Split(r.Text, "\n") {
+		if k := twinLineKind(line); k != "" && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	sk["text.lines"] = strings.Join(kinds, " ")
+	var v any
+	if r.Structured == nil || json.Unmarshal(r.Structured, &v) != nil {
+		sk["structured"] = "absent"
+		return sk
+	}
+	if m, ok := v.(map[string]any); ok {
+		sk["structured"] = twinKeys(m)
+		sk["has_more"] = fmt.Sprint(m["has_more"])
+		_, cursor := m["next_cursor"]
+		sk["next_cursor"] = fmt.Sprint(cursor)
+	}
+	var codes, statuses []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				switch s := fmt.Sprint(x); k {
+				case "code":
+					codes = append(codes, s)
+				case "http_status":
+					statuses = append(statuses, s)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	sort.Strings(codes)
+	sk["codes"] = strings.Join(slices.Compact(codes), " ")
+	sort.Strings(statuses)
+	sk["http_status"] = strings.Join(slices.Compact(statuses), " ")
+	for k, x := range sk {
+		sk[k] = twinNormalize(x)
+	}
+	return sk
+}
+
+// twinCalls are the calls compared: reads of every kind and every refusal.
+func twinCalls() []twinCall {
+	fixed := func(a map[string]any) func(twinSide, map[string]toolResult) map[string]any {
+		return func(twinSide, map[string]toolResult) map[string]any { return a }
+	}
+	work := func(a map[string]any) func(twinSide, map[string]toolResult) map[string]any {
+		return func(s twinSide, _ map[string]toolResult) map[string]any {
+			b := map[string]any{"connection_id": s.work}
+			for k, v := range a {
+				b[k] = v
+			}
+			return b
+		}
+	}
+	const miss = "xylophone quasar nebula"
+	return []twinCall{
+		{"schema_index", "schema", fixed(map[string]any{})},
+		{"schema_messages", "schema", fixed(map[string]any{"stream": "messages"})},
+		{"messages_fan_in", "query_records", fixed(map[string]any{"stream": "messages", "limit": 5})},
+		{"messages_one_connection", "query_records", work(map[string]any{"stream": "messages", "limit": 5})},
+		{"bodies_one_connection", "query_records", work(map[string]any{"stream": "message_bodies", "limit": 1, "fields": []string{"id"}})},
+		{"changes_since", "query_records", work(map[string]any{"stream": "messages", "changes_since": "beginning", "limit": 5})},
+		{"aggregate_count", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count"})},
+		{"aggregate_group_by", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by": "is_seen"})},
+		{"aggregate_group_by_time", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month"})},
+		{"search_hit", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"q": s.hitQuery, "limit": 3}
+		}},
+		{"search_miss", "search", fixed(map[string]any{"q": miss})},
+		{"search_semantic_weak", "search", fixed(map[string]any{"q": miss, "mode": "semantic", "limit": 3})},
+		{"fetch", "fetch", func(_ twinSide, prior map[string]toolResult) map[string]any {
+			return map[string]any{"id": textReader{}.firstFetchID(prior["search_hit"].Text)}
+		}},
+		{"read_record_field", "read_record_field", func(_ twinSide, prior map[string]toolResult) map[string]any {
+			id := ""
+			if rs := (textReader{}).records(prior["bodies_one_connection"].Text); len(rs) > 0 {
+				id = rs[0].id
+			}
+			return map[string]any{"id": id, "field_path": "body_text", "limit_chars": 2000}
+		}},
+		{"refuse_bad_sort", "query_records", work(map[string]any{"stream": "messages", "sort": "-recieved_at"})},
+		{"refuse_unknown_field", "query_records", work(map[string]any{"stream": "messages", "filter": map[string]any{"subjet": "budget"}})},
+		{"refuse_filter", "query_records", work(map[string]any{"stream": "messages", "filter": map[string]any{"from_email": "ada@work.example"}})},
+		{"refuse_expand", "query_records", work(map[string]any{"stream": "messages", "expand": []string{"thread"}})},
+		{"refuse_count_distinct", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count_distinct", "field": "from_email"})},
+		{"refuse_outside_grant", "query_records", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"stream": s.outsideStream}
+		}},
+		{"refuse_bad_cursor", "query_records", work(map[string]any{"stream": "messages", "cursor": "bm90LWEtY3Vyc29y"})},
+	}
+}
+
+// twinRun makes every call on one side and returns each answer's skeleton.
+func twinRun(t *testing.T, side twinSide) map[string]map[string]string {
+	t.Helper()
+	s := connectHTTP(t, side.mcpURL, side.bearer, defaultProtocol)
+	prior := map[string]toolResult{}
+	out := map[string]map[string]string{}
+	for _, c := range twinCalls() {
+		args := c.args(side, prior)
+		r := s.call(c.tool, args)
+		prior[c.name] = r
+		out[c.name] = twinSkeleton(r)
+		t.Logf("%s %s %v:\n%s\nstructured: %s", side.name, c.tool, args, r.Text, r.Structured)
+	}
+	return out
+}
+
+// twinMock runs `pdpp-mcp mockrs` in the real RS's posture and `serve` in
+// front of it, and returns the side.
+func twinMock(t *testing.T) twinSide {
+	t.Helper()
+	rs := startBoundedMockRS(t, "--capabilities", "declared", "--token-ttl", "10m")
+	return twinSide{name: "mock", mcpURL: riServe(t, riContractProxy(t, rs.RSURL)), bearer: rs.bearer(t, demodata.GmailGrantID),
+		work: demodata.GmailWorkConnectionID, hitQuery: "offsite logistics", outsideStream: "channels"}
+}
+
+// startBoundedMockRS starts a private mock RS with args and returns its
+// ready line.
+func startBoundedMockRS(t *testing.T, args ...string) mockRSSummary {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"mockrs", "--addr", "127.0.0.1:0", "--json"}, args...)...)
+	cmd.Stderr = &testLogWriter{t: t, prefix: "mockrs: "}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startBounded(t, cmd)
+	line, err := readLine(out, 30*time.Second)
+	if err != nil {
+		t.Fatalf("mockrs: %v", err)
+	}
+	var sum mockRSSummary
+	if err := json.Unmarshal([]byte(line), &sum); err != nil || sum.RSURL == "" {
+		t.Fatalf("mockrs ready line %q: %v", line, err)
+	}
+	return sum
+}
+
+// TestRITwin runs the same calls on the RI and on the mock in the real
+// posture and compares their skeletons; every difference must be listed
+// in twinDifferences, and every entry there must still differ.
+func TestRITwin(t *testing.T) {
+	t.Parallel()
+	ri := ritest.Shared(t)
+	tok := riMint(t, ri, ritest.MintOptions{})
+	riSide := twinSide{name: "ri", mcpURL: riServe(t, riContractProxy(t, ri.RSURL)), bearer: tok.AccessToken,
+		work: ri.Connections["work"], hitQuery: "kayak itinerary", outsideStream: "labels"}
+	riSk := twinRun(t, riSide)
+	mockSk := twinRun(t, twinMock(t))
+
+	type key struct{ call, line string }
+	got := map[key][2]string{}
+	for _, c := range twinCalls() {
+		a, b := riSk[c.name], mockSk[c.name]
+		lines := map[string]bool{}
+		for k := range a {
+			lines[k] = true
+		}
+		for k := range b {
+			lines[k] = true
+		}
+		for line := range lines {
+			if a[line] != b[line] {
+				got[key{c.name, line}] = [2]string{a[line], b[line]}
+			}
+		}
+	}
+	listed := map[key]bool{}
+	for _, d := range twinDifferences {
+		k := key{d.call, d.line}
+		listed[k] = true
+		if diff := cmp.Diff([2]string{d.ri, d.mock}, got[k]); diff != "" {
+			t.Errorf("twinDifferences entry %s/%s (%s) no longer holds as listed (-listed +now):\n%s", d.call, d.line, d.reason, diff)
+		}
+	}
+	var unlisted []string
+	for k, v := range got {
+		if !listed[k] {
+			unlisted = append(unlisted, fmt.Sprintf("{call: %q, line: %q, ri: %q, mock: %q, reason: \"\"},", k.call, k.line, v[0], v[1]))
+		}
+	}
+	sort.Strings(unlisted)
+	if len(unlisted) > 0 {
+		t.Errorf("the mock differs from the RI where twinDifferences does not say why:\n%s", strings.Join(unlisted, "\n"))
+	}
+}
