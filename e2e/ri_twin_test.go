@@ -126,7 +126,14 @@ func twinKeys(v map[string]any) string {
 func twinSkeleton(r toolResult) map[string]string {
 	sk := map[string]string{"isError": fmt.Sprint(r.IsError)}
 	var kinds []string
-	for _, line := range strings.Split(r.Text, "\n") {
+	lines := strings.Split(r.Text, "\n")
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "{") && json.Valid([]byte(lines[0])) {
+		// A window: its header line, then the field's text, whose lines
+		// are the data's and not the adapter's.
+		kinds = append(kinds, "text-body")
+		lines = lines[:1]
+	}
+	for _, line := range lines {
 		if k := twinLineKind(line); k != "" && !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
@@ -199,12 +206,16 @@ func twinCalls() []twinCall {
 		{"changes_since", "query_records", work(map[string]any{"stream": "messages", "changes_since": "beginning", "limit": 5})},
 		{"aggregate_count", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count"})},
 		{"aggregate_group_by", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by": "is_seen"})},
-		{"aggregate_group_by_time", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month"})},
+		{"aggregate_group_by_time", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "limit": 24})},
 		{"search_hit", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
-			return map[string]any{"q": s.hitQuery, "limit": 3}
+			return map[string]any{"q": s.hitQuery, "limit": 4}
 		}},
 		{"search_miss", "search", fixed(map[string]any{"q": miss})},
-		{"search_semantic_weak", "search", fixed(map[string]any{"q": miss, "mode": "semantic", "limit": 3})},
+		{"search_semantic_weak", "search", fixed(map[string]any{"q": miss, "mode": "semantic", "limit": 8})},
+		{"search_semantic_threads", "search", fixed(map[string]any{"q": miss, "mode": "semantic", "streams": []string{"threads"}, "limit": 3})},
+		{"search_hybrid", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"q": s.hitQuery, "mode": "hybrid", "limit": 4}
+		}},
 		{"fetch", "fetch", func(_ twinSide, prior map[string]toolResult) map[string]any {
 			return map[string]any{"id": textReader{}.firstFetchID(prior["search_hit"].Text)}
 		}},
@@ -249,7 +260,7 @@ func twinMock(t *testing.T) twinSide {
 	t.Helper()
 	rs := startBoundedMockRS(t, "--capabilities", "declared", "--token-ttl", "10m")
 	return twinSide{name: "mock", mcpURL: riServe(t, riContractProxy(t, rs.RSURL)), bearer: rs.bearer(t, demodata.GmailGrantID),
-		work: demodata.GmailWorkConnectionID, hitQuery: "offsite logistics", outsideStream: "channels"}
+		work: demodata.GmailWorkConnectionID, hitQuery: "roadmap", outsideStream: "channels"}
 }
 
 // startBoundedMockRS starts a private mock RS with args and returns its
