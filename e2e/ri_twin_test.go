@@ -74,6 +74,10 @@ var twinNoise = []struct {
 	{regexp.MustCompile(`\d+`), "N"},
 }
 
+// twinQuoted is a quoted value inside an RS message: the caller's input
+// or the data's, not the wording.
+var twinQuoted = regexp.MustCompile(`'[^']*'|"[^"]*"`)
+
 func twinNormalize(s string) string {
 	for _, n := range twinNoise {
 		s = n.re.ReplaceAllString(s, n.with)
@@ -172,6 +176,24 @@ func twinSkeleton(r toolResult) map[string]string {
 		}
 	}
 	walk(v)
+	if m, ok := v.(map[string]any); ok {
+		if e, ok := m["error"].(map[string]any); ok && e["type"] != "adapter_error" {
+			// The RS's wording; the adapter's own messages name the
+			// grant's streams, which differ by data set.
+			sk["error.message"] = twinQuoted.ReplaceAllString(fmt.Sprint(e["message"]), "'…'")
+		}
+		if steps, ok := m["next_steps"].([]any); ok {
+			var tools []string
+			for _, st := range steps {
+				var names []string
+				for _, h := range hintsInProse(fmt.Sprint(st)) {
+					names = append(names, h.Tool)
+				}
+				tools = append(tools, "["+strings.Join(names, ",")+"]")
+			}
+			sk["next_steps"] = strings.Join(tools, " ")
+		}
+	}
 	sort.Strings(codes)
 	sk["codes"] = strings.Join(slices.Compact(codes), " ")
 	sort.Strings(statuses)
@@ -233,6 +255,21 @@ func twinCalls() []twinCall {
 		{"refuse_count_distinct", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count_distinct", "field": "from_email"})},
 		{"refuse_outside_grant", "query_records", func(s twinSide, _ map[string]toolResult) map[string]any {
 			return map[string]any{"stream": s.outsideStream}
+		}},
+		{"refuse_unknown_fields", "query_records", work(map[string]any{"stream": "messages", "fields": []string{"id", "subjet"}})},
+		{"refuse_sort_unsortable", "query_records", work(map[string]any{"stream": "messages", "sort": "subject"})},
+		{"refuse_sum_text", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "sum", "field": "subject"})},
+		{"refuse_group_by_unknown", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by": "subjet"})},
+		{"refuse_bad_changes_since", "query_records", work(map[string]any{"stream": "messages", "changes_since": "yesterday"})},
+		{"refuse_fetch_missing", "fetch", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"id": s.work + "/messages:no-such-record"}
+		}},
+		{"refuse_read_not_text", "read_record_field", func(_ twinSide, prior map[string]toolResult) map[string]any {
+			id := ""
+			if rs := (textReader{}).records(prior["messages_one_connection"].Text); len(rs) > 0 {
+				id = rs[0].id
+			}
+			return map[string]any{"id": id, "field_path": "is_draft"}
 		}},
 		{"refuse_bad_cursor", "query_records", work(map[string]any{"stream": "messages", "cursor": "bm90LWEtY3Vyc29y"})},
 	}
