@@ -35,8 +35,9 @@ type twinSide struct {
 	mcpURL, bearer string
 	// work is one of the side's two Gmail connection ids.
 	work string
-	// hitQuery is a phrase whose lexical search finds messages.
-	hitQuery string
+	// hitQuery is a phrase whose lexical search finds more than two
+	// messages, and bodyQuery a word in more than one message body.
+	hitQuery, bodyQuery string
 	// outsideStream is a stream the RS serves but the token's grant
 	// leaves out.
 	outsideStream string
@@ -60,7 +61,12 @@ type twinDifference struct {
 
 // twinDifferences are the differences left between the reference RS and
 // the mock in the real posture, each with its reason.
-var twinDifferences = []twinDifference{}
+var twinDifferences = []twinDifference{
+	{call: "schema_messages", line: "schema.fields",
+		ri:     "bcc[declared]; cc[declared]; date[declared]; from_email[declared]; from_name[declared]; has_attachments[declared]; id[declared]; in_reply_to[declared]; is_answered[declared]; is_draft[declared]; is_flagged[declared]; is_seen[declared]; labels[declared]; message_id[declared]; received_at[declared]; references[declared]; reply_to[declared]; size_bytes[declared]; snippet[declared]; subject[declared]; thread_id[declared]; to[declared]",
+		mock:   "bcc[g=false]; cc[declared]; date[declared]; from_email[declared]; from_name[declared]; has_attachments[declared]; id[declared]; in_reply_to[declared]; is_answered[declared]; is_draft[declared]; is_flagged[declared]; is_seen[declared]; labels[declared]; message_id[declared]; received_at[declared]; references[declared]; reply_to[g=false]; size_bytes[declared]; snippet[declared]; subject[declared]; thread_id[declared]; to[declared]",
+		reason: "the grants differ, not the servers: the mock's demo Gmail grant projects messages without bcc and reply_to (demodata's gmailMessageFields, the contract's example projection), while internal/ritest mints a grant of every field (MintOptions has no field projection)"},
+}
 
 // twinNoise is what varies between runs and data sets inside a skeleton
 // value: ids, times, numbers, cursors.
@@ -127,7 +133,7 @@ func twinKeys(v map[string]any) string {
 // twinSkeleton is an answer without its values: isError, the kinds of its
 // text lines, structuredContent's key set, every code it names (error and
 // warning codes) and http_status, and whether it pages on.
-func twinSkeleton(r toolResult) map[string]string {
+func twinSkeleton(tool string, r toolResult) map[string]string {
 	sk := map[string]string{"isError": fmt.Sprint(r.IsError)}
 	var kinds []string
 	lines := strings.Split(r.Text, "\n")
@@ -137,7 +143,21 @@ func twinSkeleton(r toolResult) map[string]string {
 		kinds = append(kinds, "text-body")
 		lines = lines[:1]
 	}
-	for _, line := range lines {
+	if !strings.HasPrefix(lines[0], "{") {
+		// The header line: its words and key= names, not their values.
+		sk["text.header"] = twinHeader(lines[0])
+	}
+	for i, line := range lines {
+		if i > 0 && tool == "schema" && strings.HasPrefix(line, " ") {
+			// A schema source's option lines (sort, count, aggregate,
+			// search, filters, expand, fields): what the RS offers, which
+			// is its behaviour and not its data.
+			sk["schema."+twinSchemaLine(line)] = twinSchemaValue(line)
+			continue
+		}
+		if strings.HasPrefix(line, "source_mix:") {
+			continue
+		}
 		if k := twinLineKind(line); k != "" && !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
@@ -150,7 +170,11 @@ func twinSkeleton(r toolResult) map[string]string {
 		return sk
 	}
 	if m, ok := v.(map[string]any); ok {
+		// source_mix shows when a page's hits come from more than one
+		// connection: a property of the data.
+		delete(m, "source_mix")
 		sk["structured"] = twinKeys(m)
+		sk["record.times"] = twinTimeFields(m["records"])
 		sk["has_more"] = fmt.Sprint(m["has_more"])
 		_, cursor := m["next_cursor"]
 		sk["next_cursor"] = fmt.Sprint(cursor)
@@ -204,6 +228,63 @@ func twinSkeleton(r toolResult) map[string]string {
 	return sk
 }
 
+// twinHeader is a page's first line without its values: each word, and
+// each key= by its key.
+func twinHeader(line string) string {
+	var out []string
+	for _, w := range strings.Fields(line) {
+		if k, _, ok := strings.Cut(w, "="); ok {
+			out = append(out, k+"=")
+		} else if !strings.ContainsAny(w, "0123456789") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// twinSchemaLine is the name of a schema option line ("sort", "fields").
+func twinSchemaLine(line string) string {
+	k, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+	k, _, _ = strings.Cut(k, "(")
+	return k
+}
+
+// twinSchemaValue is a schema option line with the data's values (quoted
+// strings, ids, numbers) normalized; the per-field list keeps each
+// field's bracketed flags, so a field the RS declares differently shows.
+func twinSchemaValue(line string) string {
+	_, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+	if twinSchemaLine(line) == "connection_id" {
+		return ""
+	}
+	return twinNormalize(strings.TrimSpace(v))
+}
+
+// twinTimeFields names the fields of a page's first record whose value is
+// an ISO 8601 time: a field the RS serves as a time on one side and in
+// another form (an RFC 2822 date) on the other differs here.
+func twinTimeFields(records any) string {
+	rs, _ := records.([]any)
+	if len(rs) == 0 {
+		return ""
+	}
+	row, _ := rs[0].([]any)
+	if len(row) < 2 {
+		return ""
+	}
+	fields, _ := row[1].(map[string]any)
+	var out []string
+	for k, v := range fields {
+		if s, ok := v.(string); ok && twinISOTime.MatchString(s) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+var twinISOTime = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+
 // twinCalls are the calls compared: reads of every kind and every refusal.
 func twinCalls() []twinCall {
 	fixed := func(a map[string]any) func(twinSide, map[string]toolResult) map[string]any {
@@ -230,7 +311,7 @@ func twinCalls() []twinCall {
 		{"aggregate_group_by", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by": "is_seen"})},
 		{"aggregate_group_by_time", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "count", "group_by_time": "received_at", "granularity": "month", "limit": 24})},
 		{"search_hit", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
-			return map[string]any{"q": s.hitQuery, "limit": 4}
+			return map[string]any{"q": s.hitQuery, "limit": 2}
 		}},
 		{"search_miss", "search", fixed(map[string]any{"q": miss})},
 		{"search_semantic_weak", "search", fixed(map[string]any{"q": miss, "mode": "semantic", "limit": 8})},
@@ -247,6 +328,30 @@ func twinCalls() []twinCall {
 				id = rs[0].id
 			}
 			return map[string]any{"id": id, "field_path": "body_text", "limit_chars": 2000}
+		}},
+		{"messages_page_two", "query_records", func(s twinSide, prior map[string]toolResult) map[string]any {
+			return map[string]any{"stream": "messages", "connection_id": s.work, "cursor": textReader{}.nextCursor(prior["messages_one_connection"].Text)}
+		}},
+		{"messages_count_exact", "query_records", work(map[string]any{"stream": "messages", "limit": 2, "count": "exact", "fields": []string{"subject", "received_at"}})},
+		{"threads", "query_records", work(map[string]any{"stream": "threads", "limit": 2})},
+		{"aggregate_sum", "aggregate", fixed(map[string]any{"stream": "messages", "metric": "sum", "field": "size_bytes"})},
+		{"aggregate_max_time", "aggregate", work(map[string]any{"stream": "messages", "metric": "max", "field": "received_at"})},
+		{"aggregate_count_distinct_one_connection", "aggregate", work(map[string]any{"stream": "messages", "metric": "count_distinct", "field": "from_email"})},
+		{"search_page_two", "search", func(_ twinSide, prior map[string]toolResult) map[string]any {
+			return map[string]any{"cursor": textReader{}.nextCursor(prior["search_hit"].Text)}
+		}},
+		{"search_one_connection", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"q": s.hitQuery, "connection_id": s.work, "streams": []string{"messages"}, "limit": 2}
+		}},
+		{"search_bodies", "search", func(s twinSide, _ map[string]toolResult) map[string]any {
+			return map[string]any{"q": s.bodyQuery, "streams": []string{"message_bodies"}, "limit": 1}
+		}},
+		{"read_record_field_query_missing", "read_record_field", func(_ twinSide, prior map[string]toolResult) map[string]any {
+			id := ""
+			if rs := (textReader{}).records(prior["bodies_one_connection"].Text); len(rs) > 0 {
+				id = rs[0].id
+			}
+			return map[string]any{"id": id, "field_path": "body_text", "q": "xylophonequasar"}
 		}},
 		{"refuse_bad_sort", "query_records", work(map[string]any{"stream": "messages", "sort": "-recieved_at"})},
 		{"refuse_unknown_field", "query_records", work(map[string]any{"stream": "messages", "filter": map[string]any{"subjet": "budget"}})},
@@ -285,7 +390,7 @@ func twinRun(t *testing.T, side twinSide) map[string]map[string]string {
 		args := c.args(side, prior)
 		r := s.call(c.tool, args)
 		prior[c.name] = r
-		out[c.name] = twinSkeleton(r)
+		out[c.name] = twinSkeleton(c.tool, r)
 		t.Logf("%s %s %v:\n%s\nstructured: %s", side.name, c.tool, args, r.Text, r.Structured)
 	}
 	return out
@@ -297,7 +402,7 @@ func twinMock(t *testing.T) twinSide {
 	t.Helper()
 	rs := startBoundedMockRS(t, "--capabilities", "declared", "--token-ttl", "10m")
 	return twinSide{name: "mock", mcpURL: riServe(t, riContractProxy(t, rs.RSURL)), bearer: rs.bearer(t, demodata.GmailGrantID),
-		work: demodata.GmailWorkConnectionID, hitQuery: "roadmap", outsideStream: "channels"}
+		work: demodata.GmailWorkConnectionID, hitQuery: "roadmap", bodyQuery: "roadmap", outsideStream: "channels"}
 }
 
 // startBoundedMockRS starts a private mock RS with args and returns its
@@ -330,7 +435,7 @@ func TestRITwin(t *testing.T) {
 	ri := ritest.Shared(t)
 	tok := riMint(t, ri, ritest.MintOptions{})
 	riSide := twinSide{name: "ri", mcpURL: riServe(t, riContractProxy(t, ri.RSURL)), bearer: tok.AccessToken,
-		work: ri.Connections["work"], hitQuery: "kayak itinerary", outsideStream: "labels"}
+		work: ri.Connections["work"], hitQuery: "kayak itinerary", bodyQuery: "zephyr", outsideStream: "labels"}
 	riSk := twinRun(t, riSide)
 	mockSk := twinRun(t, twinMock(t))
 
