@@ -134,6 +134,15 @@ func twinKeys(v map[string]any) string {
 // text lines, structuredContent's key set, every code it names (error and
 // warning codes) and http_status, and whether it pages on.
 func twinSkeleton(tool string, r toolResult) map[string]string {
+	sk := twinShape(tool, r)
+	for k, x := range sk {
+		sk[k] = twinNormalize(x)
+	}
+	return sk
+}
+
+// twinShape is twinSkeleton before its values are normalized.
+func twinShape(tool string, r toolResult) map[string]string {
 	sk := map[string]string{"isError": fmt.Sprint(r.IsError)}
 	var kinds []string
 	lines := strings.Split(r.Text, "\n")
@@ -222,9 +231,6 @@ func twinSkeleton(tool string, r toolResult) map[string]string {
 	sk["codes"] = strings.Join(slices.Compact(codes), " ")
 	sort.Strings(statuses)
 	sk["http_status"] = strings.Join(slices.Compact(statuses), " ")
-	for k, x := range sk {
-		sk[k] = twinNormalize(x)
-	}
 	return sk
 }
 
@@ -474,4 +480,56 @@ func TestRITwin(t *testing.T) {
 	if len(unlisted) > 0 {
 		t.Errorf("the mock differs from the RI where twinDifferences does not say why:\n%s", strings.Join(unlisted, "\n"))
 	}
+}
+
+// TestTwinSkeleton pins what a skeleton keeps of an answer and what it
+// drops (values, a window's text, source_mix).
+func TestTwinSkeleton(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, tool string
+		r          toolResult
+		want       map[string]string
+	}{
+		{"window", "read_record_field", toolResult{
+			Text:       "{\"id\":\"cin_1/b:x\",\"start_chars\":0}\nSubject: a body line\n- not a bullet of ours",
+			Structured: json.RawMessage(`{"id":"cin_1/b:x","start_chars":0,"text":"Subject: a body line"}`)},
+			map[string]string{"isError": "false", "text.lines": "json{id,start_chars} text-body", "structured": "{id,start_chars,text}",
+				"record.times": "", "has_more": "<nil>", "next_cursor": "false", "codes": "", "http_status": ""}},
+		{"search page", "search", toolResult{
+			Text: "search: 2 hits. first_fetch_id=cin_ab/messages:m1 has_more=true next_cursor=eyJ2 (any limit)\nsource_mix:cin_ab(gmail)=1 cin_cd(gmail)=1\n" +
+				"warning nearest_neighbours: judge each\n1. cin_ab/messages:m1 \"t\" (Work) subject: (the title)",
+			Structured: json.RawMessage(`{"has_more":true,"next_cursor":"eyJ2","source_mix":"x","hits":[],"warnings":["warning nearest_neighbours: judge"]}`)},
+			map[string]string{"isError": "false", "text.header": "search: hits. first_fetch_id= has_more= next_cursor= (any limit)",
+				"text.lines": "key:search key:warning nearest_neighbours numbered", "structured": "{has_more,hits,next_cursor,warnings}",
+				"record.times": "", "has_more": "true", "next_cursor": "true", "codes": "", "http_status": ""}},
+		{"refusal", "query_records", toolResult{IsError: true,
+			Text:       `{"error":{"code":"invalid_sort","message":"Sort field 'x' is not advertised"},"http_status":400,"next_steps":["did you mean","checked: schema {\"stream\":\"messages\"}"]}`,
+			Structured: json.RawMessage(`{"error":{"code":"invalid_sort","message":"Sort field 'x' is not advertised","type":"invalid_request_error"},"http_status":400,"next_steps":["did you mean","checked: schema {\"stream\":\"messages\"}"]}`)},
+			map[string]string{"isError": "true", "text.lines": "json{error,http_status,next_steps}", "structured": "{error,http_status,next_steps}",
+				"record.times": "", "has_more": "<nil>", "next_cursor": "false", "codes": "invalid_sort", "http_status": "N",
+				"error.message": "Sort field '…' is not advertised", "next_steps": "[] [schema]"}},
+		{"records", "query_records", toolResult{
+			Text:       "query_records stream=messages records=1 has_more=false",
+			Structured: json.RawMessage(`{"has_more":false,"records":[["cin_a/messages:1",{"date":"Mon, 24 Apr 2026 10:30:45 +0000","received_at":"2026-04-24T10:30:45Z"}]]}`)},
+			map[string]string{"isError": "false", "text.header": "query_records stream= records= has_more=", "text.lines": "prose",
+				"structured": "{has_more,records}", "record.times": "received_at", "has_more": "false", "next_cursor": "false", "codes": "", "http_status": ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(c.want, twinSkeleton(c.tool, c.r)); diff != "" {
+				t.Errorf("skeleton (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzTwinSkeleton: any text and structuredContent give a skeleton
+// without panicking.
+func FuzzTwinSkeleton(f *testing.F) {
+	f.Add("schema", "PDPP schema\n sort: x\n", `{"data":{}}`)
+	f.Add("search", "{\"a\":1}\nbody", `{"records":[["x",{"d":"2026-01-01T00:00:00Z"}]],"error":{"code":3}}`)
+	f.Fuzz(func(t *testing.T, tool, text, structured string) {
+		_ = twinSkeleton(tool, toolResult{Text: text, Structured: json.RawMessage(structured)})
+	})
 }
