@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -14,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/internal/ritest"
+	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -532,4 +537,140 @@ func FuzzTwinSkeleton(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, text, structured string) {
 		_ = twinSkeleton(tool, toolResult{Text: text, Structured: json.RawMessage(structured)})
 	})
+}
+
+// twinSelections are authorize requests' authorization_details, each
+// README's Gmail entry with one member changed (nil deletes it), over the
+// side's two connections.
+func twinSelections(both []string) []struct {
+	name string
+	edit map[string]any
+} {
+	stream := func(m map[string]any) []map[string]any { return []map[string]any{m} }
+	return []struct {
+		name string
+		edit map[string]any
+	}{
+		{"the entry as written", nil},
+		{"every stream", map[string]any{"streams": stream(map[string]any{"name": "*", "instance_ids": both})}},
+		{"single use", map[string]any{"access_mode": "single_use"}},
+		{"source without kind", map[string]any{"source": map[string]any{"id": "https://registry.pdpp.dev/connectors/gmail"}}},
+		{"a short source id", map[string]any{"source": map[string]any{"kind": "connector", "id": "gmail"}}},
+		{"the .org type", map[string]any{"type": "https://pdpp.org/data-access"}},
+		{"no type", map[string]any{"type": nil}},
+		{"no purpose", map[string]any{"purpose_code": nil}},
+		{"a purpose that is no URI", map[string]any{"purpose_code": "assistant"}},
+		{"no access mode", map[string]any{"access_mode": nil}},
+		{"an unknown access mode", map[string]any{"access_mode": "forever"}},
+		{"no streams", map[string]any{"streams": nil}},
+		{"empty instance_ids", map[string]any{"streams": stream(map[string]any{"name": "messages", "instance_ids": []string{}})}},
+		{"an unknown connection", map[string]any{"streams": stream(map[string]any{"name": "messages", "instance_ids": []string{"cin_000000000000000000000000"}})}},
+		{"an unknown stream", map[string]any{"streams": stream(map[string]any{"name": "calendar", "instance_ids": both})}},
+		{"a stream member the AS does not take", map[string]any{"streams": stream(map[string]any{"name": "messages", "instance_ids": both, "limit": 3})}},
+	}
+}
+
+// twinAuthorize sends one authorize request to the AS at base for a fresh
+// public client and returns its verdict: "accepted" (a redirect to
+// consent or the callback) or the refusal's status, error and
+// description, normalized.
+func twinAuthorize(t *testing.T, base, doc string) string {
+	t.Helper()
+	const callback = "http://127.0.0.1:18999/callback"
+	body, _ := json.Marshal(map[string]any{"client_name": "twin", "redirect_uris": []string{callback},
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
+		"token_endpoint_auth_method": "none"})
+	res, err := http.Post(base+"/oauth/register", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl struct {
+		ClientID string `json:"client_id"`
+	}
+	err = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&cl)
+	res.Body.Close()
+	if err != nil || cl.ClientID == "" {
+		t.Fatalf("register at %s: %d %v", base, res.StatusCode, err)
+	}
+	q := url.Values{"response_type": {"code"}, "client_id": {cl.ClientID}, "redirect_uri": {callback}, "state": {"s"},
+		"code_challenge": {strings.Repeat("a", 43)}, "code_challenge_method": {"S256"}, "authorization_details": {doc}}
+	noRedirect := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = noRedirect.Get(base + "/oauth/authorize?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode == http.StatusFound || res.StatusCode == http.StatusSeeOther {
+		if loc, _ := url.Parse(res.Header.Get("Location")); loc != nil && loc.Query().Get("error") != "" {
+			return fmt.Sprintf("redirected error %s: %s", loc.Query().Get("error"), twinNormalize(loc.Query().Get("error_description")))
+		}
+		return "accepted"
+	}
+	var e struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&e)
+	return fmt.Sprintf("%d %s: %s", res.StatusCode, e.Error, twinNormalize(e.Description))
+}
+
+// twinEntry is README's Gmail entry over both connections, with edit.
+func twinEntry(both []string, edit map[string]any) string {
+	entry := map[string]any{"type": "https://pdpp.dev/data-access",
+		"source":       map[string]any{"kind": "connector", "id": "https://registry.pdpp.dev/connectors/gmail"},
+		"access_mode":  "continuous",
+		"purpose_code": "https://pdpp.dev/purpose/personal_ai_assistant",
+		"streams":      []map[string]any{{"name": "messages", "instance_ids": both}}}
+	for k, v := range edit {
+		if v == nil {
+			delete(entry, k)
+		} else {
+			entry[k] = v
+		}
+	}
+	doc, _ := json.Marshal([]any{entry})
+	return string(doc)
+}
+
+// twinAuthDifferences are the selections the mock's AS (real posture)
+// answers differently from the reference AS, with the reason.
+var twinAuthDifferences = map[string]struct{ ri, mock, reason string }{
+	"an unknown connection": {ri: "accepted", mock: `400 invalid_request: no grant of connector "gmail" covers connections [cin_…]`,
+		reason: "the reference AS checks a selection's shape at /oauth/authorize and sends the owner to consent, where the connections are chosen; the mock has no person and no consent step, so it resolves the selection to a dataset grant at authorize and must refuse there a connection no grant covers"},
+}
+
+// TestRITwinAuthorize sends the same authorization_details to the
+// reference AS and to the mock's AS in the real AS's posture: each is
+// accepted by both or refused by both with the same status, error and
+// description, unless twinAuthDifferences says why not.
+func TestRITwinAuthorize(t *testing.T) {
+	t.Parallel()
+	ri := ritest.Shared(t)
+	ds, err := demodata.Build(demodata.Options{Records: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock := rstest.NewServer(ds, rstest.WithRealAuthServer())
+	t.Cleanup(mock.Close)
+	riBoth := []string{ri.Connections["work"], ri.Connections["personal"]}
+	mockBoth := []string{demodata.GmailWorkConnectionID, demodata.GmailPersonalConnectionID}
+	seen := map[string]bool{}
+	for i, sel := range twinSelections(riBoth) {
+		mockSel := twinSelections(mockBoth)[i]
+		got := [2]string{twinAuthorize(t, ri.ASURL, twinEntry(riBoth, sel.edit)), twinAuthorize(t, mock.URL, twinEntry(mockBoth, mockSel.edit))}
+		t.Logf("%s: ri %s | mock %s", sel.name, got[0], got[1])
+		d, listed := twinAuthDifferences[sel.name]
+		seen[sel.name] = listed
+		switch {
+		case listed && got != [2]string{d.ri, d.mock}:
+			t.Errorf("twinAuthDifferences[%q] (%s) no longer holds: ri %q, mock %q", sel.name, d.reason, got[0], got[1])
+		case !listed && got[0] != got[1]:
+			t.Errorf("%s: the reference AS answers %q, the mock %q", sel.name, got[0], got[1])
+		}
+	}
+	for name := range twinAuthDifferences {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("twinAuthDifferences[%q] names no selection", name)
+		}
+	}
 }
