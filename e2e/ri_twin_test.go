@@ -31,6 +31,7 @@ import (
 // answer (twinSkeleton). Every difference left is one entry of
 // twinDifferences, with its reason; a difference the table does not name
 // fails the test, and so does an entry whose difference is gone.
+// TestRITwinAuthorize does the same for the two authorization servers.
 
 // twinSide is one server the calls run on, with the values that name its
 // data (connection ids, a word its lexical index holds).
@@ -43,8 +44,8 @@ type twinSide struct {
 	// hitQuery is a phrase whose lexical search finds more than two
 	// messages, and bodyQuery a word in more than one message body.
 	hitQuery, bodyQuery string
-	// outsideStream is a stream the RS serves but the token's grant
-	// leaves out.
+	// outsideStream is a Gmail or other stream the token's grant leaves
+	// out.
 	outsideStream string
 }
 
