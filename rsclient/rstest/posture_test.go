@@ -26,8 +26,9 @@ func TestDeclaredPosture(t *testing.T) {
 		t.Errorf("cursor_field advertised: %v", st["cursor_field"])
 	}
 	for f, v := range st["field_capabilities"].(map[string]any) {
-		// bcc and reply_to are outside this grant's projection ("g=false").
-		if v != "declared" && f != "bcc" && f != "reply_to" {
+		// Only the grant's projection is listed (bcc and reply_to, outside
+		// it, are not), each field "declared".
+		if v != "declared" || f == "bcc" || f == "reply_to" {
 			t.Errorf("field %s: %v", f, v)
 		}
 	}
