@@ -40,6 +40,10 @@ type MintOptions struct {
 	Streams []string
 	// ClientName is the registered client's name.
 	ClientName string
+	// Fields projects a granted stream to the named fields (the
+	// selection's per-stream "fields"); a stream it does not name is
+	// granted whole.
+	Fields map[string][]string
 }
 
 // ClientToken is a grant-scoped client token as the RI's token endpoint
@@ -111,6 +115,9 @@ func (r *RI) authorize(ctx context.Context, c httpc, clientID string, o MintOpti
 	streams := make([]map[string]any, len(o.Streams))
 	for i, s := range o.Streams {
 		streams[i] = map[string]any{"name": s, "instance_ids": o.Connections}
+		if f, ok := o.Fields[s]; ok {
+			streams[i]["fields"] = f
+		}
 	}
 	details, _ := json.Marshal([]map[string]any{{
 		"type": dataAccess, "source": map[string]any{"kind": "connector", "id": gmailSource},

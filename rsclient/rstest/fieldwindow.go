@@ -1,6 +1,7 @@
 package rstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -140,11 +141,15 @@ func (s *Server) fieldWindow(c *call, stream, id string) (obj, *apiError) {
 	}
 	raw, ok := rawField(r.Data, p.field)
 	if !ok {
-		return nil, newErr("field_not_found", "field", "Field '%s' is not present on record '%s'", p.field, id)
+		return nil, newErr("field_not_found", "", "field '%s' is not present on this record", p.field)
 	}
+	// Only a JSON string has a window: a null, number, boolean, array or
+	// object is refused with its class, in the reference's words
+	// (reference-implementation/server/record-field-window.ts,
+	// assertReadableStringField), null included.
 	var text string
-	if json.Unmarshal(raw, &text) != nil {
-		return nil, newErr("field_not_text", "field", "Field '%s' is not a text field", p.field)
+	if class := jsonClass(raw); class != "string" || json.Unmarshal(raw, &text) != nil {
+		return nil, newErr("field_not_text", "", "field '%s' is %s, not a readable text field; non-text and binary fields are metadata-only", p.field, class)
 	}
 	win, err := windowOf(text, p)
 	if err != nil {
@@ -155,6 +160,28 @@ func (s *Server) fieldWindow(c *call, stream, id string) (obj, *apiError) {
 	ws := append(append([]any{}, sc.warnings...), p.warnings...)
 	body = append(body, kv{"meta", obj{{"count", obj{{"kind", "none"}}}, {"warnings", ws}}})
 	return s.finish(c, body), nil
+}
+
+// jsonClass is the reference's coarse class of a JSON value: string,
+// number, boolean, null, object or array.
+func jsonClass(raw json.RawMessage) string {
+	v := bytes.TrimLeft(raw, " \t\r\n")
+	if len(v) == 0 {
+		return "absent"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // rawField returns the verbatim value of a top-level payload member.

@@ -102,7 +102,7 @@ func buildIndexes(ds *Dataset) (*indexes, error) {
 				continue
 			}
 			ix.streams[c.Key][st.Name] = info
-			ix.declared[info] = declaredInfo(info)
+			ix.declared[info] = declaredInfo(info, nil)
 		}
 	}
 	for i := range ds.Connections {

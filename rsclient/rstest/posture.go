@@ -3,6 +3,7 @@ package rstest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -38,13 +39,27 @@ func ParseCapabilities(s string) (Capabilities, error) {
 
 // declaredInfo derives the declared-posture view of a stream: its property
 // names with empty schemas in lexical order (as the reference lists them)
-// and nothing else.
-func declaredInfo(info *streamInfo) *streamInfo {
-	names := make([]string, 0, len(info.props))
-	for _, p := range info.props {
-		names = append(names, p.name)
+// and nothing else. With fields (a grant's projection) the view holds
+// those fields alone, in the grant's order: the reference builds a
+// client's stream schema from the grant's field list
+// (reference-implementation/server/index.ts,
+// projectManifestStreamForGrant), so a withheld field is not listed at
+// all.
+func declaredInfo(info *streamInfo, fields []string) *streamInfo {
+	var names []string
+	if fields == nil {
+		names = make([]string, 0, len(info.props))
+		for _, p := range info.props {
+			names = append(names, p.name)
+		}
+		sort.Strings(names)
+	} else {
+		for _, f := range fields {
+			if !slices.Contains(names, f) {
+				names = append(names, f)
+			}
+		}
 	}
-	sort.Strings(names)
 	props := obj{}
 	for _, n := range names {
 		props = append(props, kv{n, obj{}})
@@ -58,10 +73,14 @@ func declaredInfo(info *streamInfo) *streamInfo {
 	return d
 }
 
-// advertised is the stream view a principal's schema documents show.
-func (s *Server) advertised(p *principal, info *streamInfo) *streamInfo {
+// advertised is the stream view a principal's schema documents show; gs
+// is the principal's grant of the stream (nil for an owner).
+func (s *Server) advertised(p *principal, info *streamInfo, gs *GrantStream) *streamInfo {
 	if p.owner || s.opts.Capabilities != CapabilitiesDeclared {
 		return info
+	}
+	if gs != nil && gs.Fields != nil {
+		return declaredInfo(info, gs.Fields)
 	}
 	if d := s.ix.declared[info]; d != nil {
 		return d

@@ -1,6 +1,8 @@
 package rstest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"testing"
 
@@ -24,8 +26,9 @@ func TestDeclaredPosture(t *testing.T) {
 		t.Errorf("cursor_field advertised: %v", st["cursor_field"])
 	}
 	for f, v := range st["field_capabilities"].(map[string]any) {
-		// bcc and reply_to are outside this grant's projection ("g=false").
-		if v != "declared" && f != "bcc" && f != "reply_to" {
+		// Only the grant's projection is listed (bcc and reply_to, outside
+		// it, are not), each field "declared".
+		if v != "declared" || f == "bcc" || f == "reply_to" {
 			t.Errorf("field %s: %v", f, v)
 		}
 	}
@@ -86,5 +89,78 @@ func TestParseCapabilities(t *testing.T) {
 	}
 	if _, err := New(testDataset(), Options{Capabilities: "rich"}); err == nil {
 		t.Error("New accepted an unknown posture")
+	}
+}
+
+// TestDeclaredPostureProjection: in the declared posture a client whose
+// grant projects a stream sees that projection alone, in the grant's
+// order, as the reference builds a client's stream schema from the grant's
+// fields; a grant of the whole stream sees every field in lexical order.
+func TestDeclaredPostureProjection(t *testing.T) {
+	t.Parallel()
+	ds := testDataset()
+	var projected []string
+	for _, g := range ds.Grants {
+		for _, gs := range g.Streams {
+			if g.Token == gmailTok && gs.Name == "messages" {
+				projected = gs.Fields
+			}
+		}
+	}
+	if len(projected) == 0 {
+		t.Fatal("the fixture's Gmail grant no longer projects messages")
+	}
+	_, ts := newTestServer(t, ds, Options{Capabilities: CapabilitiesDeclared})
+	for _, c := range []struct {
+		name, path string
+		props      func(map[string]any) any
+	}{
+		{"full view", "/v1/schema?view=full&stream=messages", func(b map[string]any) any {
+			return at(b, "connectors", 0, "streams", 0, "schema", "properties")
+		}},
+		{"stream metadata", "/v1/streams/messages", func(b map[string]any) any { return at(b, "schema", "properties") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := get(t, ts.URL, c.path, gmailTok)
+			if _, ok := c.props(r.body).(map[string]any); !ok {
+				t.Fatalf("no schema properties: %s", r.raw)
+			}
+			if got := propertyOrder(t, r.raw); !cmp.Equal(projected, got) {
+				t.Errorf("properties (-grant's fields +listed):\n%s", cmp.Diff(projected, got))
+			}
+		})
+	}
+}
+
+// propertyOrder is the keys, in document order, of the first "properties"
+// object in raw (the only stream schema of the answers above).
+func propertyOrder(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("no properties object: %v", err)
+		}
+		if tok != "properties" {
+			continue
+		}
+		if open, err := dec.Token(); err != nil || open != json.Delim('{') {
+			continue
+		}
+		var keys []string
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string))
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return keys
 	}
 }

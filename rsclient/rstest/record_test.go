@@ -130,3 +130,39 @@ func TestFieldWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestFieldWindowNotText: a field that is not a JSON string is refused
+// 422 field_not_text, naming its class in the reference's words and with
+// no param, as the reference RS answers (a null included: it has no
+// window either).
+func TestFieldWindowNotText(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestServer(t, testDataset(), Options{})
+	base := "/v1/streams/messages/records/m010/field-window?connection_id=" + connA + "&field="
+	for _, tc := range []struct{ field, class string }{
+		{"is_draft", "boolean"},
+		{"to", "array"},
+		{"in_reply_to", "null"},
+		{"size_bytes", "number"},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			t.Parallel()
+			r := get(t, ts.URL, base+tc.field, gmailTok)
+			want := map[string]any{"code": "field_not_text", "type": "api_error",
+				"message": "field '" + tc.field + "' is " + tc.class + ", not a readable text field; non-text and binary fields are metadata-only"}
+			e, _ := r.body["error"].(map[string]any)
+			got := map[string]any{}
+			for k, v := range e {
+				if k != "request_id" {
+					got[k] = v
+				}
+			}
+			if r.status != 422 {
+				t.Errorf("status %d, want 422", r.status)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("error (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -166,7 +166,7 @@ func (s *Server) renderConnector(p *principal, it schemaConnector, compact bool)
 	lifted := liftConnections(it.streams)
 	streams := []obj{}
 	for _, st := range it.streams {
-		st.info = s.advertised(p, st.info)
+		st.info = s.advertised(p, st.info, st.gs)
 		if compact {
 			streams = append(streams, s.compactStream(p, st, lifted))
 		} else {

@@ -49,7 +49,7 @@ func (s *Server) streamMeta(c *call, stream string) (obj, *apiError) {
 		return nil, err
 	}
 	t := sc.targets[0]
-	st := schemaStream{info: s.advertised(c.p, t.info), gs: t.gs}
+	st := schemaStream{info: s.advertised(c.p, t.info, t.gs), gs: t.gs}
 	for _, tt := range sc.targets {
 		if tt.info == t.info {
 			st.conns = append(st.conns, tt.conn)
