@@ -362,3 +362,75 @@ func riPort(u string) string {
 	}
 	return parsed.Port()
 }
+
+// riBrowser is the owner's browser on a host's sign-in URL at the
+// reference AS: riConsent approves, then the browser lands on the host's
+// loopback callback (never through a proxy).
+func riBrowser(authorize string) (string, error) {
+	back, _, err := riConsent(authorize)
+	if err != nil {
+		return "", err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	res, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get(back)
+	if err != nil {
+		return "", err
+	}
+	_ = res.Body.Close()
+	return res.Status, nil
+}
+
+// riHostSignIn registers the adapter at mcpURL in the host and signs in
+// with the owner approving at the reference AS.
+func riHostSignIn(t *testing.T, host string, h *hostRun, mcpURL string) {
+	t.Helper()
+	if host == "claude" {
+		if out, err := runHost(t, h.dir, h.env, "claude mcp add --transport http "+hostedServerKey+" "+mcpURL); err != nil {
+			t.Fatalf("claude mcp add: %v\n%s", err, out)
+		}
+		claudeSignInWith(t, h.dir, h.env, riBrowser)
+		return
+	}
+	codexSignInWith(t, h.env, "codex mcp add "+hostedServerKey+" --url "+mcpURL, riBrowser)
+}
+
+// TestHostsRISignIn: Claude Code and Codex sign in header-free at `serve
+// --sign-in-details` over the reference RS, the owner consenting at the
+// reference AS, and one model turn reads records of both connections.
+// (Without the front these hosts meet the reference AS's own metadata,
+// which offers client ID metadata documents: they sign in with a URL
+// client_id the AS must fetch from the host's vendor, which a loopback-only
+// test cannot serve; the TypeScript SDK's client registers instead, and
+// TestTypeScriptSDKRISignIn covers that case.) It takes ~3 s per host: a
+// real host's sign-in and one turn, in subprocesses.
+func TestHostsRISignIn(t *testing.T) {
+	t.Parallel()
+	ri := ritest.Shared(t)
+	for _, host := range realAuthHosts() {
+		t.Run(host.name, func(t *testing.T) {
+			t.Parallel()
+			front, log := riServeLogged(t, ri, "--sign-in-details", riDetails(t, ri))
+			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil)})
+			riHostSignIn(t, host.name, h, front)
+			out, err := host.turn(t, h)
+			checkScriptRan(t, host.name, h.model, out, err)
+			caps, _, _, _ := h.model.recorded()
+			if len(caps) != 1 {
+				t.Fatalf("%d of 1 tool results reached the model:\n%s", len(caps), out)
+			}
+			for _, key := range []string{"work", "personal"} {
+				if caps[0].isError || !strings.Contains(caps[0].model, ri.Connections[key]) {
+					t.Errorf("the model got no record of the %s connection %s (error %t):\n%.800s", key, ri.Connections[key], caps[0].isError, caps[0].model)
+				}
+			}
+			all := mcpStatuses(log.String(), "")
+			if n := countStatus(all, http.StatusServiceUnavailable); n > 0 {
+				t.Errorf("%d answers 503 on /mcp: %v", n, all)
+			}
+			if got := strings.Count(log.String(), `"path":"/oauth/authorize"`); got != 1 {
+				t.Errorf("the front's authorize was asked %d times; want the one sign-in", got)
+			}
+		})
+	}
+}
