@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -254,6 +255,17 @@ func TestTypeScriptSDKRISignIn(t *testing.T) {
 	t.Run("front", func(t *testing.T) {
 		t.Parallel()
 		other := riMint(t, ri, ritest.MintOptions{Connections: []string{ri.Connections["work"]}, ClientName: "another grant"})
+		// Whether this RI refuses a search cursor under the refreshed token
+		// of the same grant (then the search below continued only because
+		// the adapter re-issued it): asked of the RS directly, logged.
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		before := riMint(t, ri, ritest.MintOptions{ClientName: "cursor probe"})
+		after, err := ri.Refresh(ctx, before)
+		if err != nil {
+			t.Fatalf("refresh: %v", err)
+		}
+		t.Logf("the RI refuses a search cursor of the token before a refresh under the refreshed one: %s", riCursorRefusal(t, ri.RSURL, before.AccessToken, after.AccessToken))
 		front, log := riServeLogged(t, ri, "--sign-in-details", riDetails(t, ri))
 		s := runRIOAuthScenario(t, modules, front, "ri", ri, "OTHER_TOKEN="+other.AccessToken)
 		ignore := cmpopts.IgnoreFields(oauthStep{}, "Error", "HasRecord")
