@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -409,13 +410,17 @@ func riHostSignIn(t *testing.T, host string, h *hostRun, mcpURL string) {
 
 // TestHostsRISignIn: Claude Code and Codex sign in header-free at `serve
 // --sign-in-details` over the reference RS, the owner consenting at the
-// reference AS, and one model turn reads records of both connections.
-// (Without the front these hosts meet the reference AS's own metadata,
-// which offers client ID metadata documents: they sign in with a URL
-// client_id the AS must fetch from the host's vendor, which a loopback-only
-// test cannot serve; the TypeScript SDK's client registers instead, and
-// TestTypeScriptSDKRISignIn covers that case.) It takes ~3 s per host: a
-// real host's sign-in and one turn, in subprocesses.
+// reference AS, and one model turn reads records of both connections;
+// then the host's stored refresh token is refreshed and presented again
+// (a reuse: the AS revokes the grant), and the turn's second read meets
+// the RS's grant_revoked as the adapter's 401 challenge: the host's own
+// refresh fails, it tells the model to sign in again, with no data and
+// no loop. (Without the front these hosts meet the reference AS's own
+// metadata, which offers client ID metadata documents: they sign in with
+// a URL client_id the AS must fetch from the host's vendor, which a
+// loopback-only test cannot serve; the TypeScript SDK's client registers
+// instead, and TestTypeScriptSDKRISignIn covers that case.) It takes
+// ~3 s per host: a real host's sign-in and one turn, in subprocesses.
 func TestHostsRISignIn(t *testing.T) {
 	t.Parallel()
 	ri := ritest.Shared(t)
@@ -423,26 +428,124 @@ func TestHostsRISignIn(t *testing.T) {
 		t.Run(host.name, func(t *testing.T) {
 			t.Parallel()
 			front, log := riServeLogged(t, ri, "--sign-in-details", riDetails(t, ri))
-			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil)})
+			// Between the two reads the host's refresh token is spent and
+			// presented again: the AS revokes the grant.
+			var reuse struct {
+				statuses [2]int
+				oauthErr string
+				err      error
+			}
+			var h *hostRun
+			revoke := func() {
+				refresh, clientID, err := riHostRefresh(host.name, h)
+				if err == nil {
+					reuse.statuses, reuse.oauthErr, err = riReuseRefresh(ri, refresh, clientID)
+				}
+				reuse.err = err
+			}
+			h = newHostRun(t, host.name, []scriptStep{readBothStep(nil), readBothStep(revoke)})
 			riHostSignIn(t, host.name, h, front)
+			signedIn := len(log.String())
 			out, err := host.turn(t, h)
-			checkScriptRan(t, host.name, h.model, out, err)
-			caps, _, _, _ := h.model.recorded()
-			if len(caps) != 1 {
-				t.Fatalf("%d of 1 tool results reached the model:\n%s", len(caps), out)
+			caps, _, requests, _ := h.model.recorded()
+			t.Logf("%s turn (%v); model endpoint requests %q:\n%.3000s", host.name, err, requests, out)
+			if len(caps) == 0 {
+				t.Fatalf("no tool result reached the model:\n%s", out)
 			}
 			for _, key := range []string{"work", "personal"} {
 				if caps[0].isError || !strings.Contains(caps[0].model, ri.Connections[key]) {
 					t.Errorf("the model got no record of the %s connection %s (error %t):\n%.800s", key, ri.Connections[key], caps[0].isError, caps[0].model)
 				}
 			}
-			all := mcpStatuses(log.String(), "")
+			if reuse.err != nil || reuse.statuses != [2]int{http.StatusOK, http.StatusBadRequest} || reuse.oauthErr != "invalid_grant" {
+				t.Errorf("the host's refresh token presented twice: %v, %q (%v); want 200 then 400 invalid_grant", reuse.statuses, reuse.oauthErr, reuse.err)
+			}
+			// What each host hands the model when its token is refused and
+			// its refresh token is dead: a request to sign in again.
+			signInAgain := map[string]string{"claude": "sign in again", "codex": "Authentication required"}[host.name]
+			if len(caps) != 2 || !strings.Contains(caps[1].model, signInAgain) {
+				t.Errorf("%d tool results reached the model; want 2, the second saying %q", len(caps), signInAgain)
+			}
+			if len(caps) > 1 {
+				t.Logf("%s: after the revocation the model got (error %t): %.400s", host.name, caps[1].isError, caps[1].model)
+				for _, key := range []string{"work", "personal"} {
+					if strings.Contains(caps[1].model, ri.Connections[key]) {
+						t.Errorf("after the grant's revocation the model got records of the %s connection:\n%.800s", key, caps[1].model)
+					}
+				}
+			}
+			after := log.String()[signedIn:]
+			all, posts := mcpStatuses(after, ""), mcpStatuses(after, http.MethodPost)
+			t.Logf("%s: %d tool results reached the model; /mcp answered POSTs %v, all %v", host.name, len(caps), posts, all)
 			if n := countStatus(all, http.StatusServiceUnavailable); n > 0 {
 				t.Errorf("%d answers 503 on /mcp: %v", n, all)
+			}
+			if !strings.Contains(after, `"error_code":"grant_revoked"`) || countStatus(posts, http.StatusUnauthorized) == 0 {
+				t.Error("the RS never answered grant_revoked, or the adapter never challenged the revoked grant's token")
+			}
+			if len(all) > 30 {
+				t.Errorf("the host sent %d /mcp requests after the sign-in: it loops on the refusal", len(all))
 			}
 			if got := strings.Count(log.String(), `"path":"/oauth/authorize"`); got != 1 {
 				t.Errorf("the front's authorize was asked %d times; want the one sign-in", got)
 			}
 		})
 	}
+}
+
+// riHostRefresh is the refresh token and client id a host stored when it
+// signed in (Claude Code in ~/.claude/.credentials.json, Codex in
+// $CODEX_HOME/.credentials.json), for the one server it knows.
+func riHostRefresh(host string, h *hostRun) (refresh, clientID string, err error) {
+	path := filepath.Join(envValue(h.env, "CODEX_HOME"), ".credentials.json")
+	if host == "claude" {
+		path = filepath.Join(envValue(h.env, "HOME"), ".claude", ".credentials.json")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", err
+	}
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &file); err != nil {
+		return "", "", err
+	}
+	if host == "claude" {
+		if err := json.Unmarshal(file["mcpOAuth"], &file); err != nil {
+			return "", "", err
+		}
+	}
+	for _, entry := range file {
+		var e struct {
+			Refresh      string `json:"refreshToken"`
+			ClientID     string `json:"clientId"`
+			RefreshSnake string `json:"refresh_token"`
+			ClientSnake  string `json:"client_id"`
+		}
+		if json.Unmarshal(entry, &e) == nil && e.Refresh+e.RefreshSnake != "" {
+			return e.Refresh + e.RefreshSnake, e.ClientID + e.ClientSnake, nil
+		}
+	}
+	return "", "", fmt.Errorf("no refresh token in %s", path)
+}
+
+// riReuseRefresh presents the host's refresh token at the reference AS
+// twice: the first refresh rotates it as a refresh does, the second is a
+// reuse of a spent refresh token. It answers both statuses and the
+// second's OAuth error.
+func riReuseRefresh(ri *ritest.RI, refresh, clientID string) ([2]int, string, error) {
+	var statuses [2]int
+	var oauthErr string
+	for i := range statuses {
+		res, err := riForm(ri.ASURL+"/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {clientID}}, "application/json")
+		if err != nil {
+			return statuses, "", err
+		}
+		var body struct {
+			Error string `json:"error"`
+		}
+		_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&body)
+		res.Body.Close()
+		statuses[i], oauthErr = res.StatusCode, body.Error
+	}
+	return statuses, oauthErr, nil
 }
