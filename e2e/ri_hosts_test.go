@@ -239,7 +239,7 @@ func runRIOAuthScenario(t *testing.T, modules, mcpURL, scenario string, ri *rite
 	return s
 }
 
-// TestTypeScriptSDKRISignIn: the TypeScript SDK's OAuth client signs in
+// TestRITypeScriptSDKSignIn: the TypeScript SDK's OAuth client signs in
 // header-free at `serve --sign-in-details` over the reference RS, the
 // owner consenting at the reference AS. It reads both connections; pages
 // a search, refreshes its token (explicitly: the reference AS's tokens
@@ -249,7 +249,7 @@ func runRIOAuthScenario(t *testing.T, modules, mcpURL, scenario string, ri *rite
 // after which the adapter answers the client's token 401 with the
 // challenge and the client is sent to sign in again. Without the front,
 // the same client ends in the adapter's explained 401, without a loop.
-func TestTypeScriptSDKRISignIn(t *testing.T) {
+func TestRITypeScriptSDKSignIn(t *testing.T) {
 	t.Parallel()
 	ri := ritest.Shared(t)
 	modules := requireNodeModules(t)
@@ -408,7 +408,7 @@ func riHostSignIn(t *testing.T, host string, h *hostRun, mcpURL string) {
 	codexSignInWith(t, h.env, "codex mcp add "+hostedServerKey+" --url "+mcpURL, riBrowser)
 }
 
-// TestHostsRISignIn: Claude Code and Codex sign in header-free at `serve
+// TestRIHostsSignIn: Claude Code and Codex sign in header-free at `serve
 // --sign-in-details` over the reference RS, the owner consenting at the
 // reference AS, and one model turn reads records of both connections;
 // then the host's stored refresh token is refreshed and presented again
@@ -419,9 +419,9 @@ func riHostSignIn(t *testing.T, host string, h *hostRun, mcpURL string) {
 // metadata, which offers client ID metadata documents: they sign in with
 // a URL client_id the AS must fetch from the host's vendor, which a
 // loopback-only test cannot serve; the TypeScript SDK's client registers
-// instead, and TestTypeScriptSDKRISignIn covers that case.) It takes
+// instead, and TestRITypeScriptSDKSignIn covers that case.) It takes
 // ~3 s per host: a real host's sign-in and one turn, in subprocesses.
-func TestHostsRISignIn(t *testing.T) {
+func TestRIHostsSignIn(t *testing.T) {
 	t.Parallel()
 	ri := ritest.Shared(t)
 	for _, host := range realAuthHosts() {
