@@ -213,7 +213,11 @@ type riOAuthSummary struct {
 	oauthSummary
 	// Hits are the hit ids of each search page, the first under the token
 	// the client signed in with, the rest under the refreshed one.
-	Hits       [][]string `json:"hits"`
+	Hits [][]string `json:"hits"`
+	// Records are the record ids of two pages of the Work connection's
+	// messages, the first under the token signed in with, the second
+	// under the refreshed one.
+	Records    [][]string `json:"records"`
 	OtherGrant struct {
 		IsError bool   `json:"is_error"`
 		Text    string `json:"text"`
@@ -242,8 +246,10 @@ func runRIOAuthScenario(t *testing.T, modules, mcpURL, scenario string, ri *rite
 // TestRITypeScriptSDKSignIn: the TypeScript SDK's OAuth client signs in
 // header-free at `serve --sign-in-details` over the reference RS, the
 // owner consenting at the reference AS. It reads both connections; pages
-// a search, refreshes its token (explicitly: the reference AS's tokens
-// live 600 s) and the search continues under the refreshed token; a token
+// a search and the Work connection's records, refreshes its token
+// (explicitly: the reference AS's tokens live 600 s, and it has no
+// revocation endpoint to end one access token early) and both continue
+// under the refreshed token; a token
 // of another grant presenting the same cursor is refused with the reason;
 // the spent refresh token presented again makes the AS revoke the grant,
 // after which the adapter answers the client's token 401 with the
@@ -271,12 +277,13 @@ func TestRITypeScriptSDKSignIn(t *testing.T) {
 		s := runRIOAuthScenario(t, modules, front, "ri", ri, "OTHER_TOKEN="+other.AccessToken)
 		ignore := cmpopts.IgnoreFields(oauthStep{}, "Error", "HasRecord")
 		want := map[string]oauthStep{
-			"signed_in":            {OK: true, RegisteredClient: true, HasRefreshToken: true},
-			"read_both":            {OK: true, HasWork: true, HasPersonal: true},
-			"refresh":              {OK: true, TokenChanged: true},
-			"search_after_refresh": {OK: true},
-			"reuse":                {Status: http.StatusBadRequest},
-			"read_after_reuse":     {AskedToSignInAgain: true},
+			"signed_in":             {OK: true, RegisteredClient: true, HasRefreshToken: true},
+			"read_both":             {OK: true, HasWork: true, HasPersonal: true},
+			"refresh":               {OK: true, TokenChanged: true},
+			"search_after_refresh":  {OK: true},
+			"records_after_refresh": {OK: true},
+			"reuse":                 {Status: http.StatusBadRequest},
+			"read_after_reuse":      {AskedToSignInAgain: true},
 		}
 		if diff := cmp.Diff(want, s.Steps, ignore); diff != "" {
 			t.Errorf("sign-in on the reference AS (-want +got):\n%s", diff)
@@ -317,6 +324,23 @@ func TestRITypeScriptSDKSignIn(t *testing.T) {
 		slices.Sort(got)
 		if diff := cmp.Diff(ri.Truth.KayakItinerary, got); diff != "" || len(s.Hits) < 2 {
 			t.Errorf("search hits over %d pages across the refresh (-truth +got):\n%s", len(s.Hits), diff)
+		}
+		// The records cursor too: the page after the first, no record twice.
+		work := map[string]bool{}
+		for _, id := range connTruth(ri, "work", "messages") {
+			work[id] = true
+		}
+		seen := map[string]bool{}
+		for _, page := range s.Records {
+			for _, id := range page {
+				if seen[id] || !work[id] {
+					t.Errorf("record %s across the refresh: seen before %t, a Work message %t", id, seen[id], work[id])
+				}
+				seen[id] = true
+			}
+		}
+		if len(s.Records) != 2 || len(seen) != 10 {
+			t.Errorf("records pages across the refresh: %q; want two pages of 5 different Work messages", s.Records)
 		}
 		// The other grant's token is refused the cursor, and told why.
 		if og := s.OtherGrant; !og.IsError || !strings.Contains(og.Text, `"invalid_cursor"`) || !strings.Contains(og.Text, "another set of grants") {

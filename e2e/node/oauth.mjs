@@ -21,9 +21,9 @@
 // RS): the generic sign-in's package token must end in the adapter's 401
 // explanation, never in data.
 // SCENARIO=ri (MCP_URL of `serve --sign-in-details` over the reference
-// RS): sign in, read both connections, page a search, refresh explicitly
-// (the reference AS's tokens live 600 s), continue the search with the
-// refreshed token, try the cursor under OTHER_TOKEN (a token of another
+// RS): sign in, read both connections, page a search and one
+// connection's records, refresh explicitly (the reference AS's tokens live
+// 600 s), continue both with the refreshed token, try the cursor under OTHER_TOKEN (a token of another
 // grant), reuse the spent refresh token, and read once more.
 // APPROVER_URL, when set, is the owner: the browser step hands it the
 // authorization URL and it answers the redirect_uri URL it approved to
@@ -263,6 +263,11 @@ if (scenario === 'journey') {
   const page1 = textOf(await search(client, { q: 'kayak itinerary', mode: 'lexical', limit: 2 }));
   const cursor = nextCursor(page1);
   out.hits = [hitIDs(page1)];
+  // A page of one connection's records; its cursor outlives the refresh too.
+  const records = (args) => client.callTool({ name: 'query_records', arguments: args });
+  const rec1 = textOf(await records({ stream: 'messages', connection_id: workID, limit: 5 }));
+  const recCursor = nextCursor(rec1);
+  out.records = [hitIDs(rec1)];
   // The host refreshes as it would on its own (auth() with a refresh token
   // in store refreshes it).
   out.steps.refresh = { ok: (await auth(provider, { serverUrl: mcpURL, fetchFn: countingFetch })) === 'AUTHORIZED' };
@@ -277,6 +282,14 @@ if (scenario === 'journey') {
       out.hits.push(hitIDs(text));
       c = nextCursor(text);
     }
+    return text;
+  });
+  out.steps.records_after_refresh = await attempt(async () => {
+    if (!recCursor) throw new Error(`no next_cursor on the first records page: ${rec1.slice(0, 600)}`);
+    const r = await records({ stream: 'messages', connection_id: workID, limit: 5, cursor: recCursor });
+    const text = textOf(r);
+    if (r.isError) throw new Error(`query_records isError: ${text}`);
+    out.records.push(hitIDs(text));
     return text;
   });
   // A token of another grant presents the same cursor.
