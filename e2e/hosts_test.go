@@ -430,6 +430,12 @@ func TestCodex(t *testing.T) {
 // loopback callback.
 func claudeSignIn(t *testing.T, dir string, env []string) {
 	t.Helper()
+	claudeSignInWith(t, dir, env, followAuthorize)
+}
+
+// claudeSignInWith is claudeSignIn with browse as the browser.
+func claudeSignInWith(t *testing.T, dir string, env []string, browse hostBrowser) {
+	t.Helper()
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
 		msg := "no script(1) (util-linux) for a pseudo-terminal; skipping Claude Code's sign-in"
@@ -444,14 +450,31 @@ func claudeSignIn(t *testing.T, dir string, env []string) {
 	cmd.Dir, cmd.Env = dir, env
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	playBrowser(t, cmd, &out, "claude mcp login", "Authenticated with")
+	playBrowser(t, cmd, &out, "claude mcp login", "Authenticated with", browse)
+}
+
+// hostBrowser is the browser a host's sign-in URL is opened in: it ends
+// on the host's loopback callback and says how that answered.
+type hostBrowser func(authorize string) (string, error)
+
+// followAuthorize requests the authorize URL following redirects (the
+// demo approves without a person, and the redirect lands on the host's
+// loopback callback); loopback only, never through a proxy.
+func followAuthorize(authorize string) (string, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get(authorize)
+	if err != nil {
+		return "", err
+	}
+	_ = resp.Body.Close()
+	return resp.Status, nil
 }
 
 // playBrowser starts cmd, waits for the authorize URL in its output,
-// requests it following redirects (the demo approves without a person,
-// and the redirect lands on the host's loopback callback), and requires
-// cmd to exit 0 with success in its output.
-func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success string) {
+// opens it with browse, and requires cmd to exit 0 with success in its
+// output.
+func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success string, browse hostBrowser) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -472,19 +495,14 @@ func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success str
 		<-done
 		t.Fatalf("%s printed no authorize URL within 30s:\n%s", what, out.String())
 	}
-	// Loopback only, never through a proxy; follows the 302 to the host's
-	// loopback callback.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = nil
-	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get(authorize)
+	status, err := browse(authorize)
 	if err != nil {
 		_ = cmd.Process.Kill()
 		<-done
 		t.Fatalf("browser step: %v", err)
 	}
-	_ = resp.Body.Close()
 	if err := <-done; err != nil || !strings.Contains(out.String(), success) {
-		t.Fatalf("%s after the browser step (HTTP %s): %v\n%s", what, resp.Status, err, out.String())
+		t.Fatalf("%s after the browser step (HTTP %s): %v\n%s", what, status, err, out.String())
 	}
 	t.Logf("%s signed in through %s", what, authorize[:strings.Index(authorize, "?")])
 }
@@ -493,9 +511,10 @@ func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success str
 const hostedServerKey = "pdpp"
 
 // hostAuthorizeURL is the sign-in URL a host prints for the user's
-// browser: the demo authorization server's authorize endpoint (control
-// characters end it: Claude Code wraps it in a terminal hyperlink).
-var hostAuthorizeURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/oauth/authorize\?[^\s[:cntrl:]]+`)
+// browser: the demo authorization server's authorize endpoint, or the
+// reference AS's, which names itself localhost (control characters end
+// it: Claude Code wraps it in a terminal hyperlink).
+var hostAuthorizeURL = regexp.MustCompile(`http://(?:127\.0\.0\.1|localhost):\d+/oauth/authorize\?[^\s[:cntrl:]]+`)
 
 // codexSignIn runs a header-free `codex mcp add` as printed. Codex finds
 // the authorization server from the adapter's 401 challenge, registers
@@ -504,11 +523,17 @@ var hostAuthorizeURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/oauth/authori
 // following that URL's redirects, and Codex must then report success.
 func codexSignIn(t *testing.T, env []string, script string) {
 	t.Helper()
+	codexSignInWith(t, env, script, followAuthorize)
+}
+
+// codexSignInWith is codexSignIn with browse as the browser.
+func codexSignInWith(t *testing.T, env []string, script string, browse hostBrowser) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir, cmd.Env = t.TempDir(), env
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	playBrowser(t, cmd, &out, "codex mcp add", "Successfully logged in")
+	playBrowser(t, cmd, &out, "codex mcp add", "Successfully logged in", browse)
 }

@@ -20,6 +20,14 @@
 // SCENARIO=package (MCP_URL of an adapter without the front over the same
 // RS): the generic sign-in's package token must end in the adapter's 401
 // explanation, never in data.
+// SCENARIO=ri (MCP_URL of `serve --sign-in-details` over the reference
+// RS): sign in, read both connections, page a search and one
+// connection's records, refresh explicitly (the reference AS's tokens live
+// 600 s), continue both with the refreshed token, try the cursor under OTHER_TOKEN (a token of another
+// grant), reuse the spent refresh token, and read once more.
+// APPROVER_URL, when set, is the owner: the browser step hands it the
+// authorization URL and it answers the redirect_uri URL it approved to
+// (the reference AS asks a person to consent; the mock approves alone).
 //
 // Prints one JSON line: counts of what went over the wire and each step's
 // outcome, which the Go test checks.
@@ -27,7 +35,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, auth } from '@modelcontextprotocol/sdk/client/auth.js';
 
 const env = (k) => {
   const v = process.env[k];
@@ -112,6 +120,13 @@ class MemoryProvider {
 // redirects to the RS's, which redirects to redirect_uri.
 async function browse(provider, url) {
   let loc = String(url);
+  if (process.env.APPROVER_URL) {
+    const res = await fetch(process.env.APPROVER_URL, { method: 'POST', body: loc });
+    const answer = await res.json();
+    if (!res.ok) throw new Error(`authorization failed: the owner could not approve: ${answer.error}`);
+    wire.authorize_hops.push(...answer.hops);
+    loc = answer.location;
+  }
   for (let hop = 0; hop < 4 && !loc.startsWith(provider.redirectUrl); hop++) {
     const res = await fetch(loc, { redirect: 'manual' });
     const next = res.headers.get('location');
@@ -236,6 +251,65 @@ if (scenario === 'journey') {
     return readBoth(client);
   });
   out.steps.sign_in.token_issued = Boolean(provider.tokens()?.access_token);
+} else if (scenario === 'ri') {
+  const client = await signIn(provider);
+  const first = provider.tokens();
+  out.steps.signed_in = { ok: true, registered_client: Boolean(provider.clientInformation()?.client_id), has_refresh_token: Boolean(first.refresh_token) };
+  out.steps.read_both = await attemptBoth(() => readBoth(client));
+  // A lexical search of two hits a page; its cursor outlives the refresh.
+  const search = (c, args) => c.callTool({ name: 'search', arguments: args });
+  const hitIDs = (text) => [...text.matchAll(/^\d+\. (cin_[0-9a-f]+\/[a-z_]+:\S+) /gm)].map((m) => m[1]);
+  const nextCursor = (text) => (text.match(/\bnext_cursor=(\S+)/) ?? [])[1];
+  const page1 = textOf(await search(client, { q: 'kayak itinerary', mode: 'lexical', limit: 2 }));
+  const cursor = nextCursor(page1);
+  out.hits = [hitIDs(page1)];
+  // A page of one connection's records; its cursor outlives the refresh too.
+  const records = (args) => client.callTool({ name: 'query_records', arguments: args });
+  const rec1 = textOf(await records({ stream: 'messages', connection_id: workID, limit: 5 }));
+  const recCursor = nextCursor(rec1);
+  out.records = [hitIDs(rec1)];
+  // The host refreshes as it would on its own (auth() with a refresh token
+  // in store refreshes it).
+  out.steps.refresh = { ok: (await auth(provider, { serverUrl: mcpURL, fetchFn: countingFetch })) === 'AUTHORIZED' };
+  out.steps.refresh.token_changed = provider.tokens()?.access_token !== first.access_token;
+  out.steps.search_after_refresh = await attempt(async () => {
+    if (!cursor) throw new Error(`no next_cursor on the first search page: ${page1.slice(0, 600)}`);
+    let text = '';
+    for (let c = cursor, n = 0; c && n < 20; n++) {
+      const r = await search(client, { cursor: c });
+      text = textOf(r);
+      if (r.isError) throw new Error(`search isError: ${text}`);
+      out.hits.push(hitIDs(text));
+      c = nextCursor(text);
+    }
+    return text;
+  });
+  out.steps.records_after_refresh = await attempt(async () => {
+    if (!recCursor) throw new Error(`no next_cursor on the first records page: ${rec1.slice(0, 600)}`);
+    const r = await records({ stream: 'messages', connection_id: workID, limit: 5, cursor: recCursor });
+    const text = textOf(r);
+    if (r.isError) throw new Error(`query_records isError: ${text}`);
+    out.records.push(hitIDs(text));
+    return text;
+  });
+  // A token of another grant presents the same cursor.
+  const other = new Client({ name: 'pdpp-mcp-e2e-other-grant', version: '1' });
+  await other.connect(new StreamableHTTPClientTransport(mcpURL, { requestInit: { headers: { Authorization: `Bearer ${env('OTHER_TOKEN')}` } } }));
+  const refusal = await search(other, { cursor });
+  out.other_grant = { is_error: Boolean(refusal.isError), text: textOf(refusal) };
+  await other.close();
+  // The spent refresh token comes back: the AS treats it as stolen.
+  const asm = provider.discoveryState()?.authorizationServerMetadata;
+  const reuse = await fetch(asm.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: provider.clientInformation().client_id }),
+  });
+  out.steps.reuse = { ok: reuse.ok, status: reuse.status, error: (await reuse.json().catch(() => ({}))).error ?? '' };
+  const redirectsBefore = provider.redirects.length;
+  out.steps.read_after_reuse = await attemptBoth(() => readBoth(client));
+  out.steps.read_after_reuse.asked_to_sign_in_again = provider.redirects.length > redirectsBefore;
+  await client.close();
 } else {
   throw new Error(`unknown SCENARIO ${scenario}`);
 }
