@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,8 @@ type contractProxy struct {
 	mu         sync.Mutex
 	exchanges  int
 	violations map[string]int
+	// captures, when set, records every exchange for the RI capture set.
+	captures *captureRecorder
 }
 
 // newContractProxy proxies to rsURL. It keeps the client's Host header, so
@@ -63,6 +66,7 @@ func newContractProxy(t *testing.T, rsURL string) *contractProxy {
 			if err := v.ValidateExchange(resp.Request, resp.StatusCode, resp.Header, body); err != nil {
 				p.violations[err.Error()]++
 			}
+			p.captures.record(resp.Request, nil, resp.StatusCode, resp.Header, body)
 			return nil
 		},
 	})
@@ -73,6 +77,7 @@ func newContractProxy(t *testing.T, rsURL string) *contractProxy {
 // knownRIContractGaps does not name; the known ones are logged.
 func (p *contractProxy) report(t *testing.T) {
 	p.srv.Close()
+	p.captures.write(t)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t.Logf("contract proxy: %d RS exchanges, %d distinct violations", p.exchanges, len(p.violations))
@@ -87,7 +92,19 @@ func (p *contractProxy) report(t *testing.T) {
 
 // riContractProxy puts a contract proxy in front of the RI's RS for the
 // life of t and returns its URL, the provider URL the adapter is given.
+// With PDPP_RI_CAPTURE_DIR set it also writes the exchanges it saw there
+// as the RI capture set (see ri_captures_test.go).
 func riContractProxy(t *testing.T, rsURL string) string {
+	t.Helper()
+	p := newContractProxy(t, rsURL)
+	p.captures = newCaptureRecorder(os.Getenv(captureDirEnv))
+	t.Cleanup(func() { p.report(t) })
+	return p.srv.URL
+}
+
+// mockContractProxy is riContractProxy for a mock RS: checked against
+// openapi.yaml, never recorded into the RI capture set.
+func mockContractProxy(t *testing.T, rsURL string) string {
 	t.Helper()
 	p := newContractProxy(t, rsURL)
 	t.Cleanup(func() { p.report(t) })

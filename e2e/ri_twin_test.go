@@ -408,7 +408,7 @@ func twinRun(t *testing.T, side twinSide) map[string]map[string]string {
 func twinMock(t *testing.T) twinSide {
 	t.Helper()
 	rs := startBoundedMockRS(t, "--capabilities", "declared", "--token-ttl", "10m")
-	return twinSide{name: "mock", mcpURL: riServe(t, riContractProxy(t, rs.RSURL)), bearer: rs.bearer(t, demodata.GmailGrantID),
+	return twinSide{name: "mock", mcpURL: riServe(t, mockContractProxy(t, rs.RSURL)), bearer: rs.bearer(t, demodata.GmailGrantID),
 		work: demodata.GmailWorkConnectionID, hitQuery: "roadmap", bodyQuery: "roadmap", outsideStream: "channels"}
 }
 

@@ -1,0 +1,281 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// captureDirEnv names the folder the RI tests write a fresh capture set
+// into (rsclient/rstest/testdata/ri-captures in the repository). Unset, the
+// contract proxy records nothing.
+const captureDirEnv = "PDPP_RI_CAPTURE_DIR"
+
+// maxCapturedBody bounds the response body one capture keeps; a larger
+// exchange is not captured (the replay compares shapes, not bulk payloads).
+const maxCapturedBody = 256 << 10
+
+// riCapture is one RS exchange in the JSON shape of the manual captures
+// under rsclient/rstest/testdata/real-captures, minus their run-order
+// fields (seq, tag), which would make the set depend on test scheduling.
+type riCapture struct {
+	Method      string            `json:"method"`
+	Path        string            `json:"path"`
+	ReqHeaders  map[string]string `json:"req_headers"`
+	ReqBody     string            `json:"req_body"`
+	Status      int               `json:"status"`
+	RespHeaders map[string]string `json:"resp_headers"`
+	RespBody    string            `json:"resp_body"`
+}
+
+// captureRecorder collects the normalised exchanges of one contract proxy.
+type captureRecorder struct {
+	dir string
+	mu  sync.Mutex
+	all map[string]riCapture // by file name
+}
+
+// newCaptureRecorder returns a recorder writing into dir, or nil when dir
+// is empty.
+func newCaptureRecorder(dir string) *captureRecorder {
+	if dir == "" {
+		return nil
+	}
+	return &captureRecorder{dir: dir, all: map[string]riCapture{}}
+}
+
+// record normalises one exchange and keeps it under its content name.
+func (r *captureRecorder) record(req *http.Request, reqBody []byte, status int, h http.Header, body []byte) {
+	if r == nil || len(body) > maxCapturedBody {
+		return
+	}
+	c := normaliseCapture(req, reqBody, status, h, body)
+	name := captureName(c)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all[name] = c
+}
+
+// write stores every kept capture as dir/NAME.json. The name is derived
+// from the normalised content, so identical exchanges from several tests
+// (or runs) land on one file and a rerun rewrites the same files.
+func (r *captureRecorder) write(t *testing.T) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		t.Errorf("capture dir: %v", err)
+		return
+	}
+	for name, c := range r.all {
+		b, err := json.MarshalIndent(c, "", " ")
+		if err != nil {
+			t.Errorf("capture %s: %v", name, err)
+			continue
+		}
+		tmp, err := os.CreateTemp(r.dir, ".tmp-*")
+		if err != nil {
+			t.Errorf("capture %s: %v", name, err)
+			continue
+		}
+		_, werr := tmp.Write(append(b, '\n'))
+		cerr := tmp.Close()
+		if werr != nil || cerr != nil {
+			_ = os.Remove(tmp.Name())
+			t.Errorf("capture %s: %v %v", name, werr, cerr)
+			continue
+		}
+		if err := os.Rename(tmp.Name(), filepath.Join(r.dir, name+".json")); err != nil {
+			t.Errorf("capture %s: %v", name, err)
+		}
+	}
+	t.Logf("wrote %d RI captures to %s", len(r.all), r.dir)
+}
+
+// captureName is a readable slug of the method and path plus a hash of the
+// whole normalised capture.
+func captureName(c riCapture) string {
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(c.Method+" "+c.Path), "-"), "-")
+	if len(slug) > 80 {
+		slug = strings.TrimRight(slug[:80], "-")
+	}
+	return slug + "-" + hex.EncodeToString(sum[:])[:10]
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// The volatile or secret values a capture must not keep.
+var (
+	// Continuation tokens are opaque and may embed run-specific state.
+	volatileQueryParams = map[string]string{"cursor": "<cursor>", "changes_since": "<changes-since>"}
+	// Body members replaced wherever they occur: continuation tokens,
+	// per-run grant and client ids, and anything credential-like.
+	volatileMembers = map[string]string{
+		"next_cursor": "<cursor>", "cursor": "<cursor>", "next_changes_since": "<changes-since>",
+		"grant_id": "<grant-id>", "client_id": "<client-id>",
+		"access_token": "<redacted>", "refresh_token": "<redacted>", "client_secret": "<redacted>",
+		"token": "<redacted>",
+	}
+	// Response headers that change per request or per run.
+	volatileHeaders = map[string]string{
+		"request-id": "<request-id>", "pdpp-reference-trace-id": "<trace-id>",
+		"set-cookie": "<redacted>", "etag": "<etag>",
+	}
+	// Response headers that only describe the transport.
+	droppedHeaders = map[string]bool{"date": true, "content-length": true, "connection": true, "keep-alive": true, "transfer-encoding": true}
+	// Request headers worth keeping: the rest is the client's plumbing.
+	keptRequestHeaders = []string{"Accept", "Content-Type", "Authorization"}
+	// Strings that look like a credential wherever they appear.
+	credentialShaped = regexp.MustCompile(`Bearer [A-Za-z0-9._~+/=-]+|\brt_[A-Za-z0-9_-]{8,}|\b[0-9a-f]{64}\b|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+)
+
+// normaliseCapture builds the stable, secret-free form of one exchange.
+func normaliseCapture(req *http.Request, reqBody []byte, status int, h http.Header, body []byte) riCapture {
+	c := riCapture{
+		Method:      req.Method,
+		Path:        normalisePath(req.URL),
+		ReqHeaders:  map[string]string{},
+		ReqBody:     normaliseBody(reqBody),
+		Status:      status,
+		RespHeaders: map[string]string{},
+		RespBody:    normaliseBody(body),
+	}
+	for _, k := range keptRequestHeaders {
+		if v := req.Header.Get(k); v != "" {
+			if k == "Authorization" {
+				v = "<redacted>"
+			}
+			c.ReqHeaders[k] = v
+		}
+	}
+	for k, vs := range h {
+		lk := strings.ToLower(k)
+		if droppedHeaders[lk] {
+			continue
+		}
+		v := strings.Join(vs, ", ")
+		if repl, ok := volatileHeaders[lk]; ok {
+			v = repl
+		}
+		c.RespHeaders[lk] = scrubCredentials(v)
+	}
+	return c
+}
+
+// normalisePath keeps the path and query with continuation tokens replaced
+// and the parameters in a stable order.
+func normalisePath(u *url.URL) string {
+	q := u.Query()
+	if len(q) == 0 {
+		return u.EscapedPath()
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		for _, v := range q[k] {
+			if repl, ok := volatileQueryParams[k]; ok && v != "beginning" {
+				parts = append(parts, url.QueryEscape(k)+"="+repl)
+				continue
+			}
+			parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(scrubCredentials(v)))
+		}
+	}
+	return u.EscapedPath() + "?" + strings.Join(parts, "&")
+}
+
+// normaliseBody rewrites a JSON body with volatile members replaced (keys
+// sorted, as encoding/json writes maps); any other body is kept with
+// credential-shaped strings scrubbed.
+func normaliseBody(b []byte) string {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return scrubCredentials(string(b))
+	}
+	out, err := json.Marshal(normaliseValue(v))
+	if err != nil {
+		return scrubCredentials(string(b))
+	}
+	return string(out)
+}
+
+func normaliseValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, m := range x {
+			if repl, ok := volatileMembers[k]; ok {
+				if _, isString := m.(string); isString {
+					x[k] = repl
+					continue
+				}
+			}
+			x[k] = normaliseValue(m)
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = normaliseValue(x[i])
+		}
+		return x
+	case string:
+		return scrubCredentials(x)
+	}
+	return v
+}
+
+// scrubCredentials replaces anything bearer-shaped in s.
+func scrubCredentials(s string) string {
+	return credentialShaped.ReplaceAllString(s, "<redacted>")
+}
+
+// TestNormaliseCapture proves a capture keeps no bearer, refresh token,
+// per-run id or continuation token, and that two runs of the same exchange
+// with different volatile values get the same file name.
+func TestNormaliseCapture(t *testing.T) {
+	t.Parallel()
+	bearer := strings.Repeat("ab", 32)
+	mk := func(reqID, cursor, grant string) riCapture {
+		req, _ := http.NewRequest(http.MethodGet, "http://rs/v1/streams/messages/records?limit=2&cursor="+cursor, nil)
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		req.Header.Set("User-Agent", "x")
+		h := http.Header{"Request-Id": {reqID}, "Date": {"now"}, "Content-Type": {"application/json"}}
+		body := fmt.Sprintf(`{"next_cursor":%q,"bearer":{"grant_id":%q},"note":"Bearer %s rt_abcdefghijkl","refresh":{"refresh_token":"rt_x"}}`, cursor, grant, bearer)
+		return normaliseCapture(req, nil, 200, h, []byte(body))
+	}
+	a, b := mk("req_1", "c1", "grt_1"), mk("req_2", "c2", "grt_2")
+	if captureName(a) != captureName(b) {
+		t.Errorf("names differ across volatile values: %s vs %s", captureName(a), captureName(b))
+	}
+	raw, _ := json.Marshal(a)
+	for _, secret := range []string{bearer, "rt_abcdefghijkl", "rt_x", "c1", "grt_1", "req_1", "User-Agent", "Date"} {
+		if bytes.Contains(raw, []byte(secret)) {
+			t.Errorf("capture keeps %q: %s", secret, raw)
+		}
+	}
+	if !strings.HasPrefix(captureName(a), "get-v1-streams-messages-records-cursor-cursor-limit-2-") {
+		t.Errorf("name %s", captureName(a))
+	}
+}
