@@ -5,7 +5,7 @@ BIN     := bin/pdpp-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e bench-e2e-latency image image-push release
+.PHONY: all build demo test e2e-deps lint fuzz bench soak clean manifests release-check release-build bench-e2e bench-e2e-latency image image-push release ri-captures
 
 all: build
 
@@ -128,6 +128,16 @@ soak: build
 
 clean:
 	rm -rf bin dist
+
+## ri-captures: rewrite rsclient/rstest/testdata/ri-captures from a run of the
+## RI tests (each RS exchange, normalised; needs PDPP_RI_SRC). Not part of `test`.
+RI_CAPTURES := $(CURDIR)/rsclient/rstest/testdata/ri-captures
+RI_CAPTURE_TESTS := TestRIJourneys$$|TestRIWorkOnlyGrant$$|TestRIOverlappingGrants$$|TestRISearchContinuesAcrossARefresh$$|TestRIHintExecutor$$|TestRITwin$$
+ri-captures:
+	@test -n "$(PDPP_RI_SRC)" || { echo "ri-captures: set PDPP_RI_SRC to the RI source"; exit 1; }
+	rm -rf $(RI_CAPTURES)
+	PDPP_RI_CAPTURE_DIR=$(RI_CAPTURES) $(GO) test -count=1 -timeout 30m -run '$(RI_CAPTURE_TESTS)' ./e2e
+	@ls $(RI_CAPTURES) | wc -l
 
 ## bench-e2e: the adapter against its limit, the RS itself (hosted, stdio and
 ## direct REST side by side, interleaved; ~1–2 minutes). Not part of `test`.

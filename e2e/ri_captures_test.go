@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,6 +31,9 @@ const maxCapturedBody = 256 << 10
 // under rsclient/rstest/testdata/real-captures, minus their run-order
 // fields (seq, tag), which would make the set depend on test scheduling.
 type riCapture struct {
+	// Grant is what the request's bearer was granted, learnt from the RS's
+	// compact schema; nil for a request without a live client bearer.
+	Grant       *captureGrant     `json:"grant"`
 	Method      string            `json:"method"`
 	Path        string            `json:"path"`
 	ReqHeaders  map[string]string `json:"req_headers"`
@@ -39,20 +43,31 @@ type riCapture struct {
 	RespBody    string            `json:"resp_body"`
 }
 
+// captureGrant is a bearer's grant as the compact schema states it: the
+// granted connection ids and, per stream, the granted fields. It lets a
+// replay give the mock the same grant without keeping the bearer.
+type captureGrant struct {
+	Connections []string            `json:"connections"`
+	Streams     map[string][]string `json:"streams"`
+}
+
 // captureRecorder collects the normalised exchanges of one contract proxy.
 type captureRecorder struct {
-	dir string
-	mu  sync.Mutex
-	all map[string]riCapture // by file name
+	dir   string
+	rsURL string
+	mu    sync.Mutex
+	all   map[string]riCapture // by file name
+	// grants caches each bearer's grant by the bearer's hash.
+	grants map[[32]byte]*captureGrant
 }
 
 // newCaptureRecorder returns a recorder writing into dir, or nil when dir
-// is empty.
-func newCaptureRecorder(dir string) *captureRecorder {
+// is empty; rsURL is the RS it asks for a bearer's grant.
+func newCaptureRecorder(dir, rsURL string) *captureRecorder {
 	if dir == "" {
 		return nil
 	}
-	return &captureRecorder{dir: dir, all: map[string]riCapture{}}
+	return &captureRecorder{dir: dir, rsURL: rsURL, all: map[string]riCapture{}, grants: map[[32]byte]*captureGrant{}}
 }
 
 // record normalises one exchange and keeps it under its content name.
@@ -61,10 +76,79 @@ func (r *captureRecorder) record(req *http.Request, reqBody []byte, status int, 
 		return
 	}
 	c := normaliseCapture(req, reqBody, status, h, body)
+	c.Grant = r.grantOf(req.Header.Get("Authorization"))
 	name := captureName(c)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.all[name] = c
+}
+
+// grantOf asks the RS's compact schema what authz (a whole Authorization
+// header) was granted, once per bearer. Any failure (no bearer, an expired
+// one) is no grant.
+func (r *captureRecorder) grantOf(authz string) *captureGrant {
+	if authz == "" {
+		return nil
+	}
+	key := sha256.Sum256([]byte(authz))
+	r.mu.Lock()
+	g, ok := r.grants[key]
+	r.mu.Unlock()
+	if ok {
+		return g
+	}
+	g = probeGrant(r.rsURL, authz)
+	r.mu.Lock()
+	r.grants[key] = g
+	r.mu.Unlock()
+	return g
+}
+
+// probeGrant reads the grant of authz from rsURL's compact schema.
+func probeGrant(rsURL, authz string) *captureGrant {
+	req, err := http.NewRequest(http.MethodGet, rsURL+"/v1/schema?view=compact", nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Authorization", authz)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var schema struct {
+		Connectors []struct {
+			Streams []struct {
+				Name   string                     `json:"name"`
+				Fields map[string]json.RawMessage `json:"field_capabilities"`
+			} `json:"streams"`
+			Connections []struct {
+				ID string `json:"connection_id"`
+			} `json:"granted_connections"`
+		} `json:"connectors"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, maxCapturedBody)).Decode(&schema) != nil {
+		return nil
+	}
+	g := &captureGrant{Connections: []string{}, Streams: map[string][]string{}}
+	for _, c := range schema.Connectors {
+		for _, conn := range c.Connections {
+			g.Connections = append(g.Connections, conn.ID)
+		}
+		for _, st := range c.Streams {
+			fields := make([]string, 0, len(st.Fields))
+			for f := range st.Fields {
+				fields = append(fields, f)
+			}
+			sort.Strings(fields)
+			g.Streams[st.Name] = fields
+		}
+	}
+	sort.Strings(g.Connections)
+	return g
 }
 
 // write stores every kept capture as dir/NAME.json. The name is derived
@@ -129,7 +213,7 @@ var (
 		"next_cursor": "<cursor>", "cursor": "<cursor>", "next_changes_since": "<changes-since>",
 		"grant_id": "<grant-id>", "client_id": "<client-id>",
 		"access_token": "<redacted>", "refresh_token": "<redacted>", "client_secret": "<redacted>",
-		"token": "<redacted>",
+		"token": "<redacted>", "request_id": "<request-id>", "trace_id": "<trace-id>",
 	}
 	// Response headers that change per request or per run.
 	volatileHeaders = map[string]string{
@@ -172,7 +256,7 @@ func normaliseCapture(req *http.Request, reqBody []byte, status int, h http.Head
 		if repl, ok := volatileHeaders[lk]; ok {
 			v = repl
 		}
-		c.RespHeaders[lk] = scrubCredentials(v)
+		c.RespHeaders[lk] = normaliseString(v)
 	}
 	return c
 }
@@ -215,11 +299,13 @@ func normaliseBody(b []byte) string {
 	if err := dec.Decode(&v); err != nil {
 		return scrubCredentials(string(b))
 	}
-	out, err := json.Marshal(normaliseValue(v))
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(normaliseValue(v)); err != nil {
 		return scrubCredentials(string(b))
 	}
-	return string(out)
+	return strings.TrimSuffix(out.String(), "\n")
 }
 
 func normaliseValue(v any) any {
@@ -241,10 +327,23 @@ func normaliseValue(v any) any {
 		}
 		return x
 	case string:
-		return scrubCredentials(x)
+		return normaliseString(x)
 	}
 	return v
 }
+
+// normaliseString replaces, inside any string, the run's loopback ports
+// and continuation tokens in links, and anything credential-shaped.
+func normaliseString(s string) string {
+	s = loopbackPort.ReplaceAllString(s, "${1}:<port>")
+	s = queryToken.ReplaceAllString(s, "${1}<cursor>")
+	return scrubCredentials(s)
+}
+
+var (
+	loopbackPort = regexp.MustCompile(`(//(?:localhost|127\.0\.0\.1|\[::1\])):[0-9]+`)
+	queryToken   = regexp.MustCompile(`([?&](?:cursor|changes_since)=)[^&"\s#]+`)
+)
 
 // scrubCredentials replaces anything bearer-shaped in s.
 func scrubCredentials(s string) string {
@@ -262,7 +361,8 @@ func TestNormaliseCapture(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 		req.Header.Set("User-Agent", "x")
 		h := http.Header{"Request-Id": {reqID}, "Date": {"now"}, "Content-Type": {"application/json"}}
-		body := fmt.Sprintf(`{"next_cursor":%q,"bearer":{"grant_id":%q},"note":"Bearer %s rt_abcdefghijkl","refresh":{"refresh_token":"rt_x"}}`, cursor, grant, bearer)
+		body := fmt.Sprintf(`{"next_cursor":%q,"bearer":{"grant_id":%q},"note":"Bearer %s rt_abcdefghijkl","refresh":{"refresh_token":"rt_x"},`+
+			`"links":{"next":"/v1/search?q=a&cursor=%s&limit=2"},"authorization_servers":["http://localhost:%s"]}`, cursor, grant, bearer, cursor, reqID[4:])
 		return normaliseCapture(req, nil, 200, h, []byte(body))
 	}
 	a, b := mk("req_1", "c1", "grt_1"), mk("req_2", "c2", "grt_2")
@@ -270,7 +370,7 @@ func TestNormaliseCapture(t *testing.T) {
 		t.Errorf("names differ across volatile values: %s vs %s", captureName(a), captureName(b))
 	}
 	raw, _ := json.Marshal(a)
-	for _, secret := range []string{bearer, "rt_abcdefghijkl", "rt_x", "c1", "grt_1", "req_1", "User-Agent", "Date"} {
+	for _, secret := range []string{bearer, "rt_abcdefghijkl", "rt_x", "c1", "grt_1", "req_1", "User-Agent", "Date", "localhost:1"} {
 		if bytes.Contains(raw, []byte(secret)) {
 			t.Errorf("capture keeps %q: %s", secret, raw)
 		}

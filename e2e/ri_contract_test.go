@@ -97,7 +97,7 @@ func (p *contractProxy) report(t *testing.T) {
 func riContractProxy(t *testing.T, rsURL string) string {
 	t.Helper()
 	p := newContractProxy(t, rsURL)
-	p.captures = newCaptureRecorder(os.Getenv(captureDirEnv))
+	p.captures = newCaptureRecorder(os.Getenv(captureDirEnv), rsURL)
 	t.Cleanup(func() { p.report(t) })
 	return p.srv.URL
 }
