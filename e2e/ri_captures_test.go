@@ -224,8 +224,10 @@ var (
 	droppedHeaders = map[string]bool{"date": true, "content-length": true, "connection": true, "keep-alive": true, "transfer-encoding": true}
 	// Request headers worth keeping: the rest is the client's plumbing.
 	keptRequestHeaders = []string{"Accept", "Content-Type", "Authorization"}
-	// Strings that look like a credential wherever they appear.
-	credentialShaped = regexp.MustCompile(`Bearer [A-Za-z0-9._~+/=-]+|\brt_[A-Za-z0-9_-]{8,}|\b[0-9a-f]{64}\b|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+	// Strings that look like a credential wherever they appear (a bearer
+	// of 20 characters or more: not a challenge's auth-param, not the
+	// words "Bearer token" of an error message).
+	credentialShaped = regexp.MustCompile(`Bearer [A-Za-z0-9._~+/-]{20,}=*|\brt_[A-Za-z0-9_-]{8,}|\b[0-9a-f]{64}\b|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
 )
 
 // normaliseCapture builds the stable, secret-free form of one exchange.
@@ -313,8 +315,8 @@ func normaliseValue(v any) any {
 	case map[string]any:
 		for k, m := range x {
 			if repl, ok := volatileMembers[k]; ok {
-				if _, isString := m.(string); isString {
-					x[k] = repl
+				if str, isString := m.(string); isString {
+					x[k] = keepFormatPrefix(k, str) + repl
 					continue
 				}
 			}
@@ -330,6 +332,19 @@ func normaliseValue(v any) any {
 		return normaliseString(x)
 	}
 	return v
+}
+
+// keepFormatPrefix is the part of a continuation token before its first
+// '.' (the RS's token format, as "sem1."), which a replay compares; other
+// members keep nothing.
+func keepFormatPrefix(member, v string) string {
+	if member != "next_cursor" && member != "cursor" {
+		return ""
+	}
+	if prefix, _, found := strings.Cut(v, "."); found && len(prefix) <= 8 && !strings.ContainsAny(prefix, "=/+") {
+		return prefix + "."
+	}
+	return ""
 }
 
 // normaliseString replaces, inside any string, the run's loopback ports
@@ -377,5 +392,25 @@ func TestNormaliseCapture(t *testing.T) {
 	}
 	if !strings.HasPrefix(captureName(a), "get-v1-streams-messages-records-cursor-cursor-limit-2-") {
 		t.Errorf("name %s", captureName(a))
+	}
+}
+
+// TestNormaliseBodyKeepsWhatReplaysCompare proves normalising keeps a
+// cursor's format prefix, error messages and challenges, and drops
+// bearers and ports.
+func TestNormaliseBodyKeepsWhatReplaysCompare(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{`{"next_cursor":"sem1.eyJvZmYiOjJ9"}`, `{"next_cursor":"sem1.<cursor>"}`},
+		{`{"next_cursor":"eyJvZmYiOjJ9"}`, `{"next_cursor":"<cursor>"}`},
+		{`{"next_changes_since":"chg.123"}`, `{"next_changes_since":"<changes-since>"}`},
+		{`{"message":"Missing Bearer token"}`, `{"message":"Missing Bearer token"}`},
+		{`{"h":"Bearer resource_metadata=\"http://127.0.0.1:4242/x\""}`, `{"h":"Bearer resource_metadata=\"http://127.0.0.1:<port>/x\""}`},
+		{`{"h":"Bearer ` + strings.Repeat("a1", 32) + `"}`, `{"h":"<redacted>"}`},
+		{`{"a":[{"request_id":"req_1"}],"b":"<mark>x</mark>"}`, `{"a":[{"request_id":"<request-id>"}],"b":"<mark>x</mark>"}`},
+	} {
+		if got := normaliseBody([]byte(tc.in)); got != tc.want {
+			t.Errorf("normaliseBody(%s) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }
