@@ -192,7 +192,7 @@ func riReplayDataset(t *testing.T, caps []riCapture) (*rstest.Dataset, map[strin
 		}
 		sort.Strings(streams)
 		for _, st := range streams {
-			g.Streams = append(g.Streams, rstest.GrantStream{Name: st, ConnectionIDs: byKey[k].Grant.Connections, })
+			g.Streams = append(g.Streams, rstest.GrantStream{Name: st, ConnectionIDs: byKey[k].Grant.Connections, Fields: byKey[k].Grant.Streams[st]})
 		}
 		ds.Grants = append(ds.Grants, g)
 		bearers[k] = g.Token
