@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -33,7 +34,11 @@ const maxCapturedBody = 256 << 10
 type riCapture struct {
 	// Grant is what the request's bearer was granted, learnt from the RS's
 	// compact schema; nil for a request without a live client bearer.
-	Grant       *captureGrant     `json:"grant"`
+	Grant *captureGrant `json:"grant"`
+	// Continues names the capture whose answer held the continuation token
+	// (cursor or changes_since) this request sent, so a replay can send
+	// its own token from its answer to that capture instead.
+	Continues   string            `json:"continues,omitempty"`
 	Method      string            `json:"method"`
 	Path        string            `json:"path"`
 	ReqHeaders  map[string]string `json:"req_headers"`
@@ -56,7 +61,8 @@ type captureRecorder struct {
 	dir   string
 	rsURL string
 	mu    sync.Mutex
-	all   map[string]riCapture // by file name
+	// exchanges are the recorded exchanges in arrival order.
+	exchanges []capturedExchange
 	// grants caches each bearer's grant by the bearer's hash.
 	grants map[[32]byte]*captureGrant
 }
@@ -67,20 +73,95 @@ func newCaptureRecorder(dir, rsURL string) *captureRecorder {
 	if dir == "" {
 		return nil
 	}
-	return &captureRecorder{dir: dir, rsURL: rsURL, all: map[string]riCapture{}, grants: map[[32]byte]*captureGrant{}}
+	return &captureRecorder{dir: dir, rsURL: rsURL, grants: map[[32]byte]*captureGrant{}}
 }
 
-// record normalises one exchange and keeps it under its content name.
+// record normalises one exchange and keeps it with the hashes of the
+// continuation token it sent and of those its answer held; names and
+// links between captures are settled in write, once every exchange is in.
 func (r *captureRecorder) record(req *http.Request, reqBody []byte, status int, h http.Header, body []byte) {
 	if r == nil || len(body) > maxCapturedBody {
 		return
 	}
-	c := normaliseCapture(req, reqBody, status, h, body)
-	c.Grant = r.grantOf(req.Header.Get("Authorization"))
-	name := captureName(c)
+	e := capturedExchange{c: normaliseCapture(req, reqBody, status, h, body)}
+	e.c.Grant = r.grantOf(req.Header.Get("Authorization"))
+	q := req.URL.Query()
+	for _, param := range []string{"cursor", "changes_since"} {
+		if v := q.Get(param); v != "" && v != "beginning" {
+			e.sent = append(e.sent, sha256.Sum256([]byte(v)))
+		}
+	}
+	var tokens struct {
+		Cursor  string `json:"next_cursor"`
+		Changes string `json:"next_changes_since"`
+	}
+	if json.Unmarshal(body, &tokens) == nil {
+		for _, tok := range []string{tokens.Cursor, tokens.Changes} {
+			if tok != "" {
+				e.held = append(e.held, sha256.Sum256([]byte(tok)))
+			}
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.all[name] = c
+	r.exchanges = append(r.exchanges, e)
+}
+
+// capturedExchange is one recorded exchange before its name is settled.
+type capturedExchange struct {
+	c          riCapture
+	sent, held [][32]byte // continuation token hashes
+}
+
+// named settles every exchange's name and Continues link, independently
+// of the order the exchanges came in: first the exchanges that sent no
+// token, then, round by round, each continuation whose token an already
+// named exchange (other than itself) held, linked to the least such name.
+// A continuation whose token no captured answer held keeps no link.
+func (r *captureRecorder) named() map[string]riCapture {
+	names := make([]string, len(r.exchanges))
+	for i, e := range r.exchanges {
+		if len(e.sent) == 0 {
+			names[i] = captureName(e.c)
+		}
+	}
+	for {
+		holders := map[[32]byte]string{}
+		for i, e := range r.exchanges {
+			for _, h := range e.held {
+				if names[i] != "" && (holders[h] == "" || names[i] < holders[h]) {
+					holders[h] = names[i]
+				}
+			}
+		}
+		settled := map[int]string{}
+		for i, e := range r.exchanges {
+			if names[i] != "" {
+				continue
+			}
+			for _, h := range e.sent {
+				if src := holders[h]; src != "" {
+					e.c.Continues = src
+					settled[i] = captureName(e.c)
+					r.exchanges[i] = e
+				}
+			}
+		}
+		if len(settled) == 0 {
+			break
+		}
+		for i, n := range settled {
+			names[i] = n
+		}
+	}
+	out := map[string]riCapture{}
+	for i, e := range r.exchanges {
+		if names[i] == "" {
+			names[i] = captureName(e.c)
+		}
+		out[names[i]] = e.c
+	}
+	return out
 }
 
 // grantOf asks the RS's compact schema what authz (a whole Authorization
@@ -164,7 +245,8 @@ func (r *captureRecorder) write(t *testing.T) {
 		t.Errorf("capture dir: %v", err)
 		return
 	}
-	for name, c := range r.all {
+	all := r.named()
+	for name, c := range all {
 		b, err := json.MarshalIndent(c, "", " ")
 		if err != nil {
 			t.Errorf("capture %s: %v", name, err)
@@ -186,7 +268,7 @@ func (r *captureRecorder) write(t *testing.T) {
 			t.Errorf("capture %s: %v", name, err)
 		}
 	}
-	t.Logf("wrote %d RI captures to %s", len(r.all), r.dir)
+	t.Logf("wrote %d RI captures to %s", len(all), r.dir)
 }
 
 // captureName is a readable slug of the method and path plus a hash of the
@@ -351,7 +433,10 @@ func keepFormatPrefix(member, v string) string {
 // and continuation tokens in links, and anything credential-shaped.
 func normaliseString(s string) string {
 	s = loopbackPort.ReplaceAllString(s, "${1}:<port>")
-	s = queryToken.ReplaceAllString(s, "${1}<cursor>")
+	s = queryToken.ReplaceAllStringFunc(s, func(m string) string {
+		k, _, _ := strings.Cut(m, "=")
+		return k + "=" + volatileQueryParams[k[1:]]
+	})
 	return scrubCredentials(s)
 }
 
@@ -412,5 +497,32 @@ func TestNormaliseBodyKeepsWhatReplaysCompare(t *testing.T) {
 		if got := normaliseBody([]byte(tc.in)); got != tc.want {
 			t.Errorf("normaliseBody(%s) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestCaptureRecorderLinksContinuations proves a request that sends an
+// earlier answer's token names that answer's capture.
+func TestCaptureRecorderLinksContinuations(t *testing.T) {
+	t.Parallel()
+	r := newCaptureRecorder(t.TempDir(), "http://127.0.0.1:1")
+	get := func(u string) *http.Request {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		return req
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	r.record(get("http://rs/v1/search?q=a"), nil, 200, h, []byte(`{"data":[],"next_cursor":"tok1"}`))
+	r.record(get("http://rs/v1/search?q=a&cursor=tok1"), nil, 200, h, []byte(`{"data":[]}`))
+	r.record(get("http://rs/v1/search?q=a&cursor=unknown"), nil, 200, h, []byte(`{"data":[],"x":1}`))
+	var first string
+	continues := map[string]string{}
+	for name, c := range r.named() {
+		if !strings.Contains(c.Path, "cursor") {
+			first = name
+		}
+		continues[c.RespBody] = c.Continues
+	}
+	want := map[string]string{`{"data":[],"next_cursor":"<cursor>"}`: "", `{"data":[]}`: first, `{"data":[],"x":1}`: ""}
+	if first == "" || !maps.Equal(continues, want) {
+		t.Errorf("continues %v, want %v", continues, want)
 	}
 }
