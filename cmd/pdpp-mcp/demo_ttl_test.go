@@ -48,6 +48,8 @@ func TestDemoTokenTTL(t *testing.T) {
 	if status, body := demoMCP(t, ready.MCPURL, ready.Bearer, list); status != http.StatusOK {
 		t.Fatalf("before expiry: %d %.300s", status, body)
 	}
+	// waits for the spawned demo's real clock to pass the token's expiry:
+	// the binary has no clock a test can move.
 	time.Sleep(time.Until(expires) + 300*time.Millisecond)
 	// A call that reads data meets the RS, which no longer takes the token.
 	const read = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":1}}}`

@@ -31,14 +31,44 @@ type runResult struct {
 
 // lockedBuffer is a bytes.Buffer safe for the exec copier and the test.
 type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed and replaced at every write; nil until awaited
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// waitFor returns once the buffer holds s, or false when within passes
+// first (only a hang takes that long): it wakes at each write rather than
+// polling.
+func (b *lockedBuffer) waitFor(s string, within time.Duration) bool {
+	timeout := time.NewTimer(within)
+	defer timeout.Stop()
+	for {
+		b.mu.Lock()
+		if strings.Contains(b.buf.String(), s) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.written == nil {
+			b.written = make(chan struct{})
+		}
+		written := b.written
+		b.mu.Unlock()
+		select {
+		case <-written:
+		case <-timeout.C:
+			return false
+		}
+	}
 }
 
 func (b *lockedBuffer) String() string {

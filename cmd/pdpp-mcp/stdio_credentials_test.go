@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -198,7 +197,9 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	if code, text := s.call("query_records", read); code != "" {
 		t.Fatalf("with the second token: %s", text)
 	}
-	time.Sleep(1600 * time.Millisecond) // its cached expires_at passes
+	// waits for the spawned adapter's real clock to pass the cached
+	// expires_at: the binary has no clock a test can move.
+	time.Sleep(1600 * time.Millisecond)
 	before := len(rs.Server.Requests())
 	code, text = s.call("query_records", read)
 	if code != "credential_expired" || !strings.Contains(text, "`"+reconnect+"`") {
@@ -287,7 +288,8 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	rs := testenv.StartRS(t, testenv.Options{NoContract: true}) // the slow answer is cut off, never written
+	reads := testenv.NewArrivals("/v1/streams")
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true, OnRequest: reads.Observe}) // the slow answer is cut off, never written
 	dir := t.TempDir()
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
@@ -296,20 +298,10 @@ func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	}
 	rs.Server.SetFaults(&rstest.Faults{PathPrefix: "/v1/streams", Latency: time.Minute})
 	s.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":2}}}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for !slices.ContainsFunc(rs.Server.Requests(), func(r rstest.RecordedRequest) bool { return strings.HasPrefix(r.Path, "/v1/streams") }) {
-		if time.Now().After(deadline) {
-			t.Fatal("the call never reached the RS")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	reads.Await(t, 1, 10*time.Second)
 	_ = s.stdin.Close()
-	deadline = time.Now().Add(20 * time.Second)
-	for !strings.Contains(s.stderr.String(), `"tool":"query_records"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !s.stderr.waitFor(`"tool":"query_records"`, 20*time.Second) {
+		t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
 	}
 	log := s.stderr.String()
 	if !strings.Contains(log, `"error_code":"cancelled"`) || strings.Contains(log, "rs_unavailable") {
