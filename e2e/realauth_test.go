@@ -408,6 +408,8 @@ func TestHostsRealAuth(t *testing.T) {
 			waitPastExpiry := func() {
 				once.Do(func() {
 					firstCall = time.Now()
+					// waits for the demo's real clock to end the host's token
+					// at the RS: the spawned demo has no clock a test can move.
 					time.Sleep(time.Until(signedIn.Add(hostTokenTTL + 2*time.Second)))
 				})
 			}
