@@ -252,7 +252,7 @@ func TestTypeScriptSDKRealAuth(t *testing.T) {
 			t.Fatalf("challenges %+v; want the sign-in's and the package token's", w.Challenges)
 		}
 		last := w.Challenges[len(w.Challenges)-1]
-		for _, part := range []string{"grant-package token", "grant-scoped client tokens", "--sign-in-details", "pdpp connect"} {
+		for _, part := range []string{"grant-package token", "grant-scoped client tokens", "--sign-in-details", "pdpp-mcp connect"} {
 			if !strings.Contains(last.ErrorDescription, part) {
 				t.Errorf("the package token's challenge says %q; want it to name %q", last.ErrorDescription, part)
 			}

@@ -67,11 +67,11 @@ func TestDemoTokenTTL(t *testing.T) {
 		t.Errorf("after expiry: %d, challenge %q: %.300s", res.StatusCode, res.Header.Get("WWW-Authenticate"), body)
 	}
 	// Over stdio, on the demo's own cache, the expired credential's advice
-	// names the demo, which renews it, not `pdpp connect`, which the demo
+	// names the demo, which renews it, not a connect command, which the demo
 	// does not have.
 	st := startStdio(t, bin, t.TempDir(), "--provider-url", ready.RSURL, "--cache-root", ready.CacheRoot)
 	code, text := st.call("query_records", map[string]any{"stream": "messages", "limit": 1})
-	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "pdpp connect") {
+	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "connect ") {
 		t.Errorf("stdio after expiry: %s %s", code, text)
 	}
 }

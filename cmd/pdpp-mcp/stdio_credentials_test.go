@@ -163,7 +163,7 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
 	read := map[string]any{"stream": "messages", "limit": 2}
-	reconnect := "pdpp connect " + rs.URL
+	reconnect := "pdpp-mcp connect " + rs.URL
 
 	if code, text := s.call("query_records", read); code != "" {
 		t.Fatalf("fresh token: %s", text)
@@ -231,7 +231,7 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 		wantIDs    []int
 	}{
 		{"single unlabelled owner token", credJSON(demodata.OwnerToken, ""), exitNoPerm,
-			[]string{"is an owner token", "owner credentials are refused", "pdpp connect"}, nil},
+			[]string{"is an owner token", "owner credentials are refused", "pdpp-mcp connect"}, nil},
 		{"unlabelled owner among client grants",
 			`{"credential":{"access_token":"` + demodata.GmailToken + `"},"credentials":[{"access_token":"` + demodata.OwnerToken + `"},{"access_token":"` + demodata.SlackToken + `"}]}`,
 			exitOK, []string{"warning: cached credential 2 of 3", "is an owner token", "dropped and never used", "using 2 scoped credential(s)"}, []int{1, 2, 3}},
