@@ -7,6 +7,10 @@
 // rather than by review. A function that must stay whole opts out with a
 // //gocyclo:ignore directive and a comment saying why.
 //
+// The label check fails on a comment that cites a requirement or a
+// measured behaviour of the real RS by a label docs/ does not define, or
+// cites the issue tracker.
+//
 // The sleep check fails on a wall-clock sleep in a test (time.Sleep, or a
 // bare receive from time.After) unless it runs in a testing/synctest
 // bubble, or it waits for a real external process — a spawned binary,
