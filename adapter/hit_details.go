@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -204,7 +204,7 @@ func (p *searchPage) markPending(pending []bool) []warning {
 // title and event-time text; titleField is the stream's title field.
 func (h *searchHit) applyDetails(d hitDetail, want hitFields, titleField string) {
 	if d.time != "" {
-		h.EventTime, _ = contentladder.TruncateRunes(oneLine(d.time), maxEventTime)
+		h.EventTime, _ = page.TruncateRunes(oneLine(d.time), maxEventTime)
 	}
 	if title := oneLine(d.title); want.title != "" && title != "" {
 		h.Title = title
