@@ -64,7 +64,7 @@ func benchCall(b *testing.B, a *adapter.Server, tool string, args map[string]any
 	// As the transports answer: the result encoded by the adapter and
 	// spliced into mcp-go's envelope (adapter.ResultSplicer).
 	var sp adapter.ResultSplicer
-	ctx := adapter.WithResultSplicer(context.Background(), &sp)
+	ctx := adapter.WithRequest(context.Background(), adapter.Request{Results: &sp})
 	env, _ := json.Marshal(a.MCP().HandleMessage(ctx, msg)) // warm caches
 	sp.Join(env)
 	var before int64

@@ -15,8 +15,10 @@ type toolSpec struct {
 	Name        string
 	Title       string
 	Description string
-	// Handle runs a validated call. args are the raw JSON arguments.
-	Handle func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult
+	// Handle runs a validated call for the transport's request req: the
+	// handler shape over the tool's own logic (toolLogic.handle). args
+	// are the raw JSON arguments.
+	Handle func(ctx context.Context, s *Server, req Request, args json.RawMessage) *mcp.CallToolResult
 }
 
 // Input is the tool's input JSON Schema, compact: strict

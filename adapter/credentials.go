@@ -193,30 +193,22 @@ func (e *toolError) credentialRefused() bool {
 	return e != nil && e.RSEnvelope != nil && rsclient.CredentialRefused(e.Status, e.Code)
 }
 
-type refusalHookKey struct{}
-
-// WithCredentialRefusedHook attaches f to a hosted request's context: the
-// adapter calls it when the RS refuses the request's bearer (401, not a
-// context.* code), so the transport can answer with an HTTP 401 challenge
-// and the MCP client refreshes its token, instead of a tool result.
-func WithCredentialRefusedHook(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, refusalHookKey{}, f)
-}
-
-// afterRefusal handles a result whose bearer the RS refused. Hosted: the
-// grant's cached schema (which vouched for the token's kind) is dropped and
-// the transport's hook told. Stdio: the credential cache is re-read and the
-// call retried once when it holds other grants, else the result becomes a
-// typed credential_expired naming the command that renews the credential.
-func (s *Server) afterRefusal(ctx context.Context, res *mcp.CallToolResult, retry func() *mcp.CallToolResult) *mcp.CallToolResult {
+// afterRefusal handles a result whose bearer the RS refused. Hosted
+// (req.Grant): the grant's cached schema (which vouched for the token's
+// kind) is dropped and the transport told (req.CredentialRefused; the
+// result may come from a read another request made, which told only that
+// request), so it answers with an HTTP 401 challenge that makes the MCP
+// client refresh its token instead of a tool result. Stdio: the credential
+// cache is re-read and the call retried once when it holds other grants,
+// else the result becomes a typed credential_expired naming the command
+// that renews the credential.
+func (s *Server) afterRefusal(ctx context.Context, req Request, res *mcp.CallToolResult, retry func() *mcp.CallToolResult) *mcp.CallToolResult {
 	if !resultError(res).credentialRefused() {
 		return res
 	}
-	if g, ok := ctx.Value(requestGrantKey{}).(Grant); ok {
-		s.schemas.forget(g)
-		if f, ok := ctx.Value(refusalHookKey{}).(func()); ok {
-			f()
-		}
+	if req.Grant != nil {
+		s.schemas.forget(*req.Grant)
+		req.credentialRefused()
 		return res
 	}
 	before := s.creds.current()

@@ -19,7 +19,8 @@ func hostedCall(t *testing.T, srv *adapter.Server, bearer, tool string, args any
 	t.Helper()
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
-	ctx := adapter.WithRequestGrant(context.Background(), adapter.NewGrant(bearer))
+	g := adapter.NewGrant(bearer)
+	ctx := adapter.WithRequest(context.Background(), adapter.Request{Grant: &g})
 	out, err := json.Marshal(srv.MCP().HandleMessage(ctx, req))
 	if err != nil {
 		t.Fatal(err)

@@ -31,8 +31,9 @@
 // # Mounting the hosted door
 //
 // Without Grants, every call reads with the grant of its own request,
-// which the hosted door attaches (WithRequestGrant) after it has verified
-// the bearer; metrics observe every tool call through Config.Observer:
+// which the hosted door attaches (WithRequest, Request.Grant) after it has
+// verified the bearer; metrics observe every tool call through
+// Config.Observer:
 //
 //	metrics := hosted.NewMetrics()
 //	srv, err := adapter.New(adapter.Config{RS: rs, Observer: metrics})

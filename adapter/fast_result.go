@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -29,7 +28,7 @@ import (
 // of the result (TestFastPathMatchesMCPGo, FuzzFastPathRecordsPage).
 //
 // Only results a handler of this adapter made take the path, and only
-// when the transport put a ResultSplicer into the call's context; anything
+// when the transport named a ResultSplicer in its Request; anything
 // mcp-go substitutes (an input-validation error, a recovered panic) is
 // encoded by mcp-go as before.
 
@@ -66,20 +65,6 @@ const (
 	envelopeRoom = 128
 	envelopeTail = 64
 )
-
-type splicerKey struct{}
-
-// WithResultSplicer makes the tool calls under ctx answer through sp:
-// their results are encoded by the adapter and the transport must pass
-// every message it writes through sp.Join.
-func WithResultSplicer(ctx context.Context, sp *ResultSplicer) context.Context {
-	return context.WithValue(ctx, splicerKey{}, sp)
-}
-
-func splicerFrom(ctx context.Context) *ResultSplicer {
-	sp, _ := ctx.Value(splicerKey{}).(*ResultSplicer)
-	return sp
-}
 
 // markerPrefix starts every placeholder text; the random part keeps a
 // placeholder from ever being guessed (the spliced messages are mcp-go's

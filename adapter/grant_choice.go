@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -14,23 +13,8 @@ import (
 // 23: the answer must never silently come from a narrower grant, and the
 // ambiguous_grant choice names the argument that picks one). It narrows
 // the grants a read may use; it never widens them: the picked grant's own
-// token still reads, and the RS still enforces it.
-
-type grantChoiceKey struct{}
-
-// withGrantChoice carries a call's grant_id to the source set it builds.
-func withGrantChoice(ctx context.Context, grantID string) context.Context {
-	if grantID == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, grantChoiceKey{}, grantID)
-}
-
-// grantChoice is the call's grant_id, "" when none.
-func grantChoice(ctx context.Context) string {
-	id, _ := ctx.Value(grantChoiceKey{}).(string)
-	return id
-}
+// token still reads, and the RS still enforces it. The handler shape
+// carries it to the source set (scope.picked).
 
 // pickGrant keeps of keys (grants serving a read) the one grant_id picked;
 // keys unchanged without a pick. An error names the grants that do serve

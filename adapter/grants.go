@@ -72,21 +72,15 @@ func TokenHash(bearer string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
-type requestGrantKey struct{}
-
-// WithRequestGrant attaches the grant of an inbound hosted request to ctx.
-func WithRequestGrant(ctx context.Context, g Grant) context.Context {
-	return context.WithValue(ctx, requestGrantKey{}, g)
-}
-
 // grants returns the source set for a call: the stdio grants (re-read
-// from the credential cache when one has expired), or the hosted request's
-// own grant. Never both: a hosted caller must not read through credentials
-// configured for someone else. Expired stdio grants are left out, each as
-// a credential_expired warning; none left is a credential_expired error.
-func (s *Server) grants(ctx context.Context) ([]Grant, []warning, *toolError) {
-	if g, ok := ctx.Value(requestGrantKey{}).(Grant); ok {
-		return []Grant{g}, nil, nil
+// from the credential cache when one has expired), or door, the hosted
+// request's own grant. Never both: a hosted caller must not read through
+// credentials configured for someone else. Expired stdio grants are left
+// out, each as a credential_expired warning; none left is a
+// credential_expired error.
+func (s *Server) grants(ctx context.Context, door *Grant) ([]Grant, []warning, *toolError) {
+	if door != nil {
+		return []Grant{*door}, nil, nil
 	}
 	now := s.now()
 	all := s.creds.current()

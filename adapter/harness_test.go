@@ -108,7 +108,7 @@ func (c *client) rpcRaw(method string, params any) (json.RawMessage, error) {
 	// Every answer takes the transports' fast path, and each tool result
 	// is checked against mcp-go's own encoding of it.
 	sp, stashed := adapter.NewRecordingSplicer()
-	resp := c.srv.MCP().HandleMessage(adapter.WithResultSplicer(context.Background(), sp), b)
+	resp := c.srv.MCP().HandleMessage(adapter.WithRequest(context.Background(), adapter.Request{Results: sp}), b)
 	out := adapter.EncodeBothWays(c.t, sp, stashed, resp)
 	var env struct {
 		Result json.RawMessage `json:"result"`

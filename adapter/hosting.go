@@ -11,7 +11,7 @@ import (
 // token-kind probe that shares the tools' schema cache.
 
 // RS returns the resource-server client the adapter reads with.
-func (s *Server) RS() *rsclient.Client { return s.rs }
+func (s *Server) RS() *rsclient.Client { return s.rs.c }
 
 // ProtectedResourceMetadata is the RS's RFC 9728 document, cached for
 // five minutes (it is public and the same for every token).

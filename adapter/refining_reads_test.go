@@ -135,7 +135,8 @@ func TestRefiningReadsBoundedAcrossConcurrentSearches(t *testing.T) {
 func hostedSearch(t *testing.T, srv *adapter.Server, bearer string, args map[string]any) toolResult {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": "search", "arguments": args}})
-	ctx := adapter.WithRequestGrant(context.Background(), adapter.NewGrant(bearer))
+	g := adapter.NewGrant(bearer)
+	ctx := adapter.WithRequest(context.Background(), adapter.Request{Grant: &g})
 	raw, err := json.Marshal(srv.MCP().HandleMessage(ctx, b))
 	var env struct {
 		Result toolResult `json:"result"`

@@ -30,23 +30,27 @@ func (s *Server) addResources() {
 		s.withinCallTimeout(s.readFieldWindowResource))
 }
 
-// withinCallTimeout bounds a resource read as a whole, as a tool call is
+// resourceRead reads one resource for the transport's request req.
+type resourceRead func(ctx context.Context, req Request, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error)
+
+// withinCallTimeout adapts a resource read to mcp-go: it reads the
+// transport's Request and bounds the read as a whole, as a tool call is
 // (Waits.Call).
-func (s *Server) withinCallTimeout(read server.ResourceTemplateHandlerFunc) server.ResourceTemplateHandlerFunc {
-	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (s *Server) withinCallTimeout(read resourceRead) server.ResourceTemplateHandlerFunc {
+	return func(ctx context.Context, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		ctx, cancel := within(ctx, s.cfg.Waits.Call)
 		defer cancel()
-		return read(ctx, req)
+		return read(ctx, requestOf(ctx), r)
 	}
 }
 
-func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	uri := req.Params.URI
+func (s *Server) readRecordResource(ctx context.Context, req Request, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := r.Params.URI
 	ref, _, err := contentladder.ParseID(uri)
 	if err != nil {
 		return nil, resourceError(ctx, newAdapterError("invalid_handle", err.Error()))
 	}
-	g, set, te := s.route(ctx, ref.Stream, ref.ConnectionID)
+	g, set, te := s.route(ctx, scope{door: req.Grant}, ref.Stream, ref.ConnectionID)
 	if te != nil {
 		return nil, resourceError(ctx, te)
 	}
@@ -58,8 +62,8 @@ func (s *Server) readRecordResource(ctx context.Context, req mcp.ReadResourceReq
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(marshalNoEscape(doc))}}, nil
 }
 
-func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	uri := req.Params.URI
+func (s *Server) readFieldWindowResource(ctx context.Context, req Request, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := r.Params.URI
 	handle, ok := strings.CutPrefix(uri, contentladder.FieldWindowURIPrefix)
 	if !ok {
 		return nil, resourceError(ctx, newAdapterError("invalid_handle", "not a pdpp://field-window/ URI"))
@@ -82,7 +86,7 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req mcp.ReadResour
 		}
 		wr.Q, wr.Before, wr.After = spec.Q, &before, &after
 	}
-	res, _, te := s.readWindow(ctx, wr)
+	res, _, te := s.readWindow(ctx, scope{door: req.Grant}, wr)
 	if te != nil {
 		return nil, resourceError(ctx, te)
 	}

@@ -47,14 +47,14 @@ type sourceSet struct {
 // and becomes a source_unavailable warning; its last readable schema (when
 // cached) keeps routing its streams. The call fails only when no grant has
 // an index at all.
-func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
-	grants, warns, te := s.grants(ctx)
+func (s *Server) sources(ctx context.Context, sc scope) (*sourceSet, *toolError) {
+	grants, warns, te := s.grants(ctx, sc.door)
 	if te != nil {
 		return nil, te
 	}
 	docs, errs := s.grantSchemas(ctx, grants)
-	s.noteRefusals(ctx, grants, errs)
-	set := &sourceSet{warns: warns, picked: grantChoice(ctx)}
+	s.noteRefusals(sc, grants, errs)
+	set := &sourceSet{warns: warns, picked: sc.picked}
 	var ok []*schemaindex.Doc
 	var firstErr error
 	for i, err := range errs {
@@ -106,8 +106,8 @@ func (s *Server) sources(ctx context.Context) (*sourceSet, *toolError) {
 // noteRefusals records, for stdio grants, each token the RS refused, so
 // the next calls do not ask it again for a while (credentialSet). A hosted
 // request's one grant is the transport's to challenge.
-func (s *Server) noteRefusals(ctx context.Context, grants []Grant, errs []error) {
-	if _, hosted := ctx.Value(requestGrantKey{}).(Grant); hosted {
+func (s *Server) noteRefusals(sc scope, grants []Grant, errs []error) {
+	if sc.door != nil {
 		return
 	}
 	for i, err := range errs {
@@ -250,8 +250,8 @@ func (s *Server) rsRefusal(ctx context.Context, set *sourceSet, g Grant, err err
 // route builds the call's source set and routes one source-required read
 // through it. The set comes back even with a routing error (nil only when
 // it could not be built) so the result can carry its warnings.
-func (s *Server) route(ctx context.Context, stream, connectionID string) (Grant, *sourceSet, *toolError) {
-	set, te := s.sources(ctx)
+func (s *Server) route(ctx context.Context, sc scope, stream, connectionID string) (Grant, *sourceSet, *toolError) {
+	set, te := s.sources(ctx, sc)
 	if te != nil {
 		return Grant{}, nil, te
 	}

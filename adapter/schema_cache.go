@@ -71,7 +71,7 @@ func newSchemaCache(ttl time.Duration, max int, now func() time.Time) *schemaCac
 
 // get returns the grant's parsed compact schema. Concurrent callers of one
 // grant share one RS call; each waits only as long as its own ctx allows.
-func (c *schemaCache) get(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
+func (c *schemaCache) get(ctx context.Context, rs rsReads, g Grant) (*schemaindex.Doc, error) {
 	doc, err := c.c.Get(ctx, g.Key, func(ctx context.Context) (*schemaindex.Doc, time.Time, error) {
 		doc, err := fetchSchema(ctx, rs, g)
 		return doc, time.Time{}, err
@@ -126,7 +126,7 @@ func (c *schemaCache) forget(g Grant) {
 	c.last.Forget(g.Key)
 }
 
-func fetchSchema(ctx context.Context, rs *rsclient.Client, g Grant) (*schemaindex.Doc, error) {
+func fetchSchema(ctx context.Context, rs rsReads, g Grant) (*schemaindex.Doc, error) {
 	body, _, err := rs.Schema(ctx, g.Bearer, rsclient.SchemaQuery{View: "compact"})
 	if err != nil {
 		return nil, err
@@ -157,20 +157,20 @@ func newPRMCache(ttl time.Duration, now func() time.Time) *prmCache {
 
 // get returns the metadata; concurrent callers share one RS call and each
 // waits only as long as its own ctx allows.
-func (c *prmCache) get(ctx context.Context, rs *rsclient.Client) (*rsclient.ProtectedResourceMetadata, error) {
+func (c *prmCache) get(ctx context.Context, rs rsReads) (*rsclient.ProtectedResourceMetadata, error) {
 	return c.c.Get(ctx, "prm", prmFetch(rs))
 }
 
 // prefetch starts reading the metadata when it is not held (or being
 // read) and returns at once: a call that will need it later reads it
 // beside its other reads, and get then joins that read.
-func (c *prmCache) prefetch(ctx context.Context, rs *rsclient.Client) {
+func (c *prmCache) prefetch(ctx context.Context, rs rsReads) {
 	if c.c.WouldFetch("prm") {
 		c.c.Start(ctx, "prm", prmFetch(rs))
 	}
 }
 
-func prmFetch(rs *rsclient.Client) softcache.Fetch[*rsclient.ProtectedResourceMetadata] {
+func prmFetch(rs rsReads) softcache.Fetch[*rsclient.ProtectedResourceMetadata] {
 	return func(ctx context.Context) (*rsclient.ProtectedResourceMetadata, time.Time, error) {
 		doc, _, err := rs.ProtectedResourceMetadata(ctx)
 		return doc, time.Time{}, err

@@ -27,7 +27,7 @@ type Config struct {
 	ServerName, Version string
 	// Grants is the fixed source set (stdio), at most MaxGrants. When
 	// empty, each call uses the grant of its request, attached with
-	// WithRequestGrant (hosted).
+	// WithRequest (hosted: Request.Grant).
 	Grants []Grant
 	// Reload, when set (stdio), re-reads the credential cache. It runs
 	// when a grant is past its Expires or the RS refuses a bearer (401,
@@ -87,8 +87,9 @@ const MinMaxResultBytes = 4000
 
 // Server is one configured MCP adapter.
 type Server struct {
-	cfg     Config
-	rs      *rsclient.Client
+	cfg Config
+	// rs reads from the RS, reporting refusals to the call's Request.
+	rs      rsReads
 	mcp     *server.MCPServer
 	schemas *schemaCache
 	creds   *credentialSet
@@ -148,7 +149,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:        cfg,
-		rs:         cfg.RS,
+		rs:         rsReads{cfg.RS},
 		creds:      newCredentialSet(cfg.Grants, cfg.Reload, cfg.CacheStamp, cfg.Reconnect, cfg.Now),
 		schemas:    newSchemaCache(cfg.SchemaTTL, schemaCacheEntries, cfg.Now),
 		prm:        newPRMCache(prmTTL, cfg.Now),
@@ -181,13 +182,15 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 // toolHandler adapts a spec's handler to mcp-go: it extracts the raw
-// arguments and turns panics into typed adapter errors, never into
-// JSON-RPC failures.
+// arguments, reads the transport's Request, bounds the call, turns panics
+// into typed adapter errors (never JSON-RPC failures), retries a call
+// whose credential the RS refused, observes it, and hands the result to
+// the transport's splicer.
 func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.RawArguments
+	return func(ctx context.Context, mreq mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := mreq.Params.RawArguments
 		if len(args) == 0 {
-			raw, err := json.Marshal(req.Params.Arguments)
+			raw, err := json.Marshal(mreq.Params.Arguments)
 			if err != nil {
 				return errorResult(newAdapterError("invalid_arguments", "arguments must be a JSON object")), nil
 			}
@@ -197,7 +200,8 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			args = json.RawMessage(`{}`)
 		}
 		start := time.Now()
-		ctx, release, shutDown := underShutdown(ctx)
+		req := requestOf(ctx)
+		ctx, release, shutDown := underShutdown(ctx, req.Shutdown)
 		defer release()
 		ctx, endCall := within(ctx, s.cfg.Waits.Call)
 		defer endCall()
@@ -208,8 +212,8 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			res = errorResult(te) // rejected before any RS call
 		} else {
 			args = given
-			res = spec.Handle(ctx, s, args)
-			res = s.afterRefusal(ctx, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, args) })
+			res = spec.Handle(ctx, s, req, args)
+			res = s.afterRefusal(ctx, req, res, func() *mcp.CallToolResult { return spec.Handle(ctx, s, req, args) })
 			res = withConnectionSteps(spec.Name, args, res)
 		}
 		elapsed := time.Since(start)
@@ -224,8 +228,8 @@ func (s *Server) toolHandler(spec toolSpec) server.ToolHandlerFunc {
 			// DEBUG is off.
 			s.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", spec.Name), slog.Int64("duration_ms", elapsed.Milliseconds()))
 		}
-		if sp := splicerFrom(ctx); sp != nil {
-			return sp.stash(res), nil // the transport splices the encoded result in
+		if req.Results != nil {
+			return req.Results.stash(res), nil // the transport splices the encoded result in
 		}
 		return res, nil
 	}

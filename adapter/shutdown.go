@@ -6,22 +6,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-type shutdownKey struct{}
-
-// WithShutdown attaches a transport's shutdown signal to ctx: once
-// shutdown is done, every tool call running under ctx is cancelled and
-// answers a typed `cancelled` result, and a call that starts after it
-// answers so at once, while the transport keeps running to deliver the
-// answers (stdio at EOF: every request read gets its answer before exit).
-func WithShutdown(ctx, shutdown context.Context) context.Context {
-	return context.WithValue(ctx, shutdownKey{}, shutdown)
-}
-
 // underShutdown derives the call's context from the transport's shutdown
-// signal, if any; cancel releases it.
-func underShutdown(ctx context.Context) (context.Context, context.CancelFunc, bool) {
-	shutdown, ok := ctx.Value(shutdownKey{}).(context.Context)
-	if !ok {
+// signal (Request.Shutdown), if any: the call is cancelled once shutdown
+// is done. release releases it; done reports that shutdown already was.
+func underShutdown(ctx, shutdown context.Context) (_ context.Context, release context.CancelFunc, done bool) {
+	if shutdown == nil {
 		return ctx, func() {}, false
 	}
 	if shutdown.Err() != nil {

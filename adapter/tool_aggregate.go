@@ -19,7 +19,7 @@ var aggregateTool = toolSpec{
 	Description: "Compute count, sum, min, max or count_distinct over one stream without reading record bodies. " +
 		"Group a count by one field (group_by) or by time (group_by_time + granularity), not both. " +
 		"Buckets beyond limit are summed in other_count: a positive other_count means the list is top-N truncated." + wholePage,
-	Handle: handleAggregate,
+	Handle: aggregateLogic.handle,
 }
 
 type aggregateArgs struct {
@@ -65,44 +65,46 @@ func (a aggregateArgs) check() *toolError {
 	return nil
 }
 
-func handleAggregate(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a aggregateArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
+// aggregateLogic is aggregate's part of a call: one aggregation over one
+// stream, routed to the grant that serves it; the read is the parsed
+// filter.
+var aggregateLogic = toolLogic[aggregateArgs, rsclient.Filter]{
+	check:   checkAggregate,
+	grantID: func(a aggregateArgs) string { return a.GrantID },
+	source:  func(a aggregateArgs, _ rsclient.Filter) (string, string) { return a.Stream, a.ConnectionID },
+	refused: func(a aggregateArgs, filter rsclient.Filter) refusedRead {
+		return refusedRead{tool: "aggregate", stream: a.Stream, connectionID: a.ConnectionID, filter: filter,
+			metric: a.Metric, field: a.Field, mayRead: true}
+	},
+	run: readAggregate,
+}
+
+// checkAggregate checks grant_id, the names, the cross-field rules and the
+// filter, in that order, and returns the parsed filter.
+func checkAggregate(_ *Server, a *aggregateArgs) (rsclient.Filter, *toolError) {
 	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
-		return errorResult(e)
+		return nil, e
 	}
-	ctx = withGrantChoice(ctx, a.GrantID)
 	if e := validateSegments(seg{"stream", a.Stream}, seg{"connection_id", a.ConnectionID}); e != nil {
-		return errorResult(e)
+		return nil, e
 	}
 	if e := a.check(); e != nil {
-		return errorResult(e)
+		return nil, e
 	}
-	filter, e := parseFilter(a.Filter)
-	if e != nil {
-		return errorResult(e)
-	}
-	set, e := s.sources(ctx)
-	if e != nil {
-		return errorResult(e)
-	}
-	g, e := set.route(a.Stream, a.ConnectionID)
-	if e != nil {
-		return set.annotate(errorResult(e))
-	}
-	agg, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{
+	return parseFilter(a.Filter)
+}
+
+// readAggregate asks the RS for the aggregation and renders its answer.
+func readAggregate(ctx context.Context, c *toolCall, a aggregateArgs, filter rsclient.Filter) (*mcp.CallToolResult, *toolError) {
+	agg, _, err := c.s.rs.Aggregate(ctx, c.grant.Bearer, rsclient.AggregateQuery{
 		Stream: a.Stream, Metric: a.Metric, Field: a.Field, GroupBy: a.GroupBy, GroupByTime: a.GroupByTime,
 		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,
 	})
 	if err != nil {
-		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
-			refusedRead{tool: "aggregate", stream: a.Stream, connectionID: a.ConnectionID, filter: filter,
-				metric: a.Metric, field: a.Field, mayRead: true})))
+		return nil, c.refusal(ctx, err)
 	}
-	view := newAggregateView(a, agg, set.warns)
-	return textResult(view.text(), view)
+	view := newAggregateView(a, agg, c.set.warns)
+	return textResult(view.text(), view), nil
 }
 
 // maxBucketsInText bounds the bucket list: the largest aggregate limit, so

@@ -17,7 +17,7 @@ var fetchTool = toolSpec{
 		"id: a search hit id `connection_id/stream:record_id`, legacy `stream:record_id` (add connection_id), " +
 		"or a pdpp://record/ URI. fields projects the record first. Long text is cut; " +
 		"metadata.next_read gives the exact read_record_field call to continue." + wholePage,
-	Handle: handleFetch,
+	Handle: fetchLogic.handle,
 }
 
 type fetchArgs struct {
@@ -29,44 +29,54 @@ type fetchArgs struct {
 	GrantID      string          `json:"grant_id"`
 }
 
-func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a fetchArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
+// fetchRead is the record a fetch names, checked: its reference (the
+// connection reconciled) and the expand limits.
+type fetchRead struct {
+	ref         contentladder.RecordRef
+	expandLimit []rsclient.ExpandLimit
+}
+
+// fetchLogic is fetch's part of a call: one record, routed to the grant
+// that serves its stream and connection.
+var fetchLogic = toolLogic[fetchArgs, fetchRead]{
+	check:   checkFetch,
+	grantID: func(a fetchArgs) string { return a.GrantID },
+	source:  func(_ fetchArgs, r fetchRead) (string, string) { return r.ref.Stream, r.ref.ConnectionID },
+	refused: func(a fetchArgs, r fetchRead) refusedRead {
+		return refusedRead{tool: "fetch", stream: r.ref.Stream, connectionID: r.ref.ConnectionID, id: a.ID, fields: a.Fields}
+	},
+	run: fetchRecord,
+}
+
+// checkFetch checks grant_id, the id (with connection_id) and the expand
+// limits, in that order.
+func checkFetch(_ *Server, a *fetchArgs) (fetchRead, *toolError) {
+	var r fetchRead
 	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
-		return errorResult(e)
+		return r, e
 	}
-	ctx = withGrantChoice(ctx, a.GrantID)
-	ref, te := resolveRecordID(a.ID, a.ConnectionID)
-	if te != nil {
-		return errorResult(te)
+	var te *toolError
+	if r.ref, te = resolveRecordID(a.ID, a.ConnectionID); te != nil {
+		return r, te
 	}
-	expandLimit, te := parseExpandLimit(a.ExpandLimit)
-	if te != nil {
-		return errorResult(te)
-	}
-	set, te := s.sources(ctx)
-	if te != nil {
-		return errorResult(te)
-	}
-	g, te := set.route(ref.Stream, ref.ConnectionID)
-	if te != nil {
-		return set.annotate(errorResult(te))
-	}
-	rec, _, err := s.rs.Record(ctx, g.Bearer, rsclient.RecordQuery{
-		Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID,
-		Fields: a.Fields, Expand: a.Expand, ExpandLimit: expandLimit,
+	r.expandLimit, te = parseExpandLimit(a.ExpandLimit)
+	return r, te
+}
+
+// fetchRecord reads the record and renders it as one document.
+func fetchRecord(ctx context.Context, c *toolCall, a fetchArgs, r fetchRead) (*mcp.CallToolResult, *toolError) {
+	rec, _, err := c.s.rs.Record(ctx, c.grant.Bearer, rsclient.RecordQuery{
+		Stream: r.ref.Stream, RecordID: r.ref.RecordID, ConnectionID: r.ref.ConnectionID,
+		Fields: a.Fields, Expand: a.Expand, ExpandLimit: r.expandLimit,
 	})
 	if err != nil {
-		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
-			refusedRead{tool: "fetch", stream: ref.Stream, connectionID: ref.ConnectionID, id: a.ID, fields: a.Fields})))
+		return nil, c.refusal(ctx, err)
 	}
-	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
+	body := fitDocument(a.ID, r.ref, rec, a.Fields, c.s.rs.BaseURL(), c.set.warns, c.s.cfg.MaxResultBytes)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
 		StructuredContent: json.RawMessage(body),
-	}
+	}, nil
 }
 
 // resolveRecordID parses a record id argument and reconciles it with an

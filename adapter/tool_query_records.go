@@ -18,7 +18,7 @@ var queryRecordsTool = toolSpec{
 		"next_changes_since (last page only) is the bookmark for the next read. " +
 		"sort only on a field schema suggests; count:\"exact\" adds a total; fields narrows payloads. " +
 		"Shows each record with its fetch id and every paging handle." + wholePage,
-	Handle: handleQueryRecords,
+	Handle: queryRecordsLogic.handle,
 }
 
 type queryRecordsArgs struct {
@@ -42,35 +42,35 @@ type queryRecordsArgs struct {
 // input schema says "default 25").
 const rsDefaultRecordsLimit = 25
 
-func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a queryRecordsArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
-	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
-		return errorResult(e)
-	}
-	ctx = withGrantChoice(ctx, a.GrantID)
-	in, e := s.readRecordsInput(&a)
-	if e != nil {
-		return errorResult(e)
-	}
-	set, e := s.sources(ctx)
-	if e != nil {
-		return errorResult(e)
-	}
-	g, e := set.route(a.Stream, a.ConnectionID)
-	if e != nil {
-		return set.annotate(errorResult(e))
-	}
+// queryRecordsLogic is query_records' part of a call: one page of one
+// stream, routed to the grant that serves it.
+var queryRecordsLogic = toolLogic[queryRecordsArgs, recordsInput]{
+	check: func(s *Server, a *queryRecordsArgs) (recordsInput, *toolError) {
+		if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+			return recordsInput{}, e
+		}
+		return s.readRecordsInput(a)
+	},
+	grantID: func(a queryRecordsArgs) string { return a.GrantID },
+	source:  func(a queryRecordsArgs, _ recordsInput) (string, string) { return a.Stream, a.ConnectionID },
+	refused: func(a queryRecordsArgs, in recordsInput) refusedRead {
+		return refusedRead{tool: "query_records", stream: a.Stream, connectionID: a.ConnectionID,
+			filter: in.filter, fields: a.Fields, sort: a.Sort, mayRead: true}
+	},
+	run: readRecordsPage,
+}
+
+// readRecordsPage reads the page the arguments (or the cursor they
+// continue) ask for and renders it with its paging handles.
+func readRecordsPage(ctx context.Context, c *toolCall, a queryRecordsArgs, in recordsInput) (*mcp.CallToolResult, *toolError) {
+	s, set, g := c.s, c.set, c.grant
 	if in.prev != nil && in.prev.Grant != grantTag(g) {
-		return set.annotate(errorResult(cursorError("cursor", foreignCursorMessage(g, "read"))))
+		return nil, cursorError("cursor", foreignCursorMessage(g, "read"))
 	}
 	q := in.query(&a)
 	list, _, err := s.rs.Records(ctx, g.Bearer, q)
 	if err != nil {
-		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err, refusedRead{tool: "query_records", stream: a.Stream,
-			connectionID: a.ConnectionID, filter: in.filter, fields: a.Fields, sort: a.Sort, mayRead: true})))
+		return nil, c.refusal(ctx, err)
 	}
 	skip := in.skip()
 	list.Data = list.Data[min(skip, len(list.Data)):]
@@ -88,7 +88,7 @@ func handleQueryRecords(ctx context.Context, s *Server, raw json.RawMessage) *mc
 		resultCeiling{bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-sourceWarningsRoom(set.warns)), resume: resume})
 	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
 	res.Content = append(res.Content, page.resourceLinks()...)
-	return res
+	return res, nil
 }
 
 // recordsInput is what query_records understood of its arguments before

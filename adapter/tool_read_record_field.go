@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -24,7 +23,7 @@ var readRecordFieldTool = toolSpec{
 		"(`connection_id/stream:record_id` or pdpp://record/ URI) or by connection_id + stream + record_id. " +
 		"Select with cursor (from a previous window), offset_chars + limit_chars, or q with before_chars/after_chars. " +
 		"Default 4096 chars from the start." + wholePage,
-	Handle: handleReadRecordField,
+	Handle: readRecordFieldLogic.handle,
 }
 
 type readFieldArgs struct {
@@ -42,24 +41,26 @@ type readFieldArgs struct {
 	GrantID      string `json:"grant_id"`
 }
 
-func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a readFieldArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
-	if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
-		return errorResult(e)
-	}
-	ctx = withGrantChoice(ctx, a.GrantID)
-	req, te := a.windowRequest()
-	if te != nil {
-		return errorResult(te)
-	}
-	res, set, te := s.readWindow(ctx, req)
-	if te != nil {
-		return set.annotate(errorResult(te))
-	}
-	return res.toolResult(set.warnings())
+// readRecordFieldLogic is read_record_field's part of a call: one window
+// of one record's field, routed to the grant that serves the record. The
+// window read maps its own RS errors (it also serves field-window
+// resources).
+var readRecordFieldLogic = toolLogic[readFieldArgs, windowRequest]{
+	check: func(_ *Server, a *readFieldArgs) (windowRequest, *toolError) {
+		if e := validateSegments(seg{"grant_id", a.GrantID}); e != nil {
+			return windowRequest{}, e
+		}
+		return a.windowRequest()
+	},
+	grantID: func(a readFieldArgs) string { return a.GrantID },
+	source:  func(_ readFieldArgs, req windowRequest) (string, string) { return req.Ref.Stream, req.Ref.ConnectionID },
+	run: func(ctx context.Context, c *toolCall, _ readFieldArgs, req windowRequest) (*mcp.CallToolResult, *toolError) {
+		res, te := c.s.readRoutedWindow(ctx, c.set, c.grant, req)
+		if te != nil {
+			return nil, te
+		}
+		return res.toolResult(c.set.warnings()), nil
+	},
 }
 
 // selectorError is the typed error for a bad combination of selectors.

@@ -18,7 +18,7 @@ var schemaTool = toolSpec{
 		"With stream (plus connection_id when the name is shared), list each source's fields with types, " +
 		"filter operators, sort, count, fields projection, aggregations, expand relations and search modes. " +
 		`detail:"full" adds each field's JSON Schema type and format; needs stream.` + wholePage,
-	Handle: handleSchema,
+	Handle: schemaLogic.handle,
 }
 
 type schemaArgs struct {
@@ -27,23 +27,24 @@ type schemaArgs struct {
 	Detail       string `json:"detail"`
 }
 
-func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a schemaArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
-	if e := a.check(); e != nil {
-		return errorResult(e)
-	}
-	set, te := s.sources(ctx)
-	if te != nil {
-		return errorResult(te)
-	}
+// schemaLogic is schema's part of a call: the index of every granted
+// source, or one stream's page. It takes no grant_id: the index shows
+// every grant.
+var schemaLogic = toolLogic[schemaArgs, struct{}]{
+	check: func(_ *Server, a *schemaArgs) (struct{}, *toolError) { return struct{}{}, a.check() },
+	run:   readSchema,
+}
+
+// readSchema renders the index, or reads what one stream's page needs
+// (the search modes, the capability probes, detail:"full"'s types) and
+// renders it.
+func readSchema(ctx context.Context, c *toolCall, a schemaArgs, _ struct{}) (*mcp.CallToolResult, *toolError) {
+	s, set := c.s, c.set
 	if a.Stream == "" {
-		return schemaIndex(set, a.ConnectionID)
+		return schemaIndex(set, a.ConnectionID), nil
 	}
 	if te := set.checkNames(a.ConnectionID, a.Stream); te != nil {
-		return set.annotate(errorResult(te))
+		return nil, te
 	}
 	modes, known := s.offeredModes(ctx)
 	if !known {
@@ -51,11 +52,11 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	}
 	view, err := set.ix.Stream(a.Stream, a.ConnectionID, modes)
 	if err != nil {
-		return set.annotate(errorResult(nameError(set.ix, err, "")))
+		return nil, nameError(set.ix, err, "")
 	}
 	if a.Detail != "full" {
 		s.learnCapabilities(ctx, set, &view)
-		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
+		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)}), nil
 	}
 	// The exhaustive document and the capability probes are independent
 	// reads: one round trip for both, not two in sequence.
@@ -65,12 +66,12 @@ func handleSchema(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	s.learnCapabilities(ctx, set, &view)
 	wg.Wait()
 	if full.failed != nil {
-		return full.failed
+		return full.failed, nil
 	}
 	text := view.Text() + "\n" + full.types
 	page := view.Page()
 	page.Types = full.types
-	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)})
+	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)}), nil
 }
 
 // fullTypes is detail:"full"'s part from the RS: the JSON Schema types

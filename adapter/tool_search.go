@@ -20,7 +20,7 @@ var searchTool = toolSpec{
 	Description: "Search granted records by text. mode: lexical (default, exact terms), semantic or hybrid when the server offers them. " +
 		"limit caps merged hits across all sources (default 25); continue with cursor=next_cursor alone (it keeps q). " +
 		"Hit ids are self-contained fetch handles." + wholePage,
-	Handle: handleSearch,
+	Handle: searchLogic.handle,
 }
 
 type searchArgs struct {
@@ -38,36 +38,46 @@ type searchArgs struct {
 	GrantID string `json:"grant_id"`
 }
 
-func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallToolResult {
-	var a searchArgs
-	if e := decodeArgs(raw, &a); e != nil {
-		return errorResult(e)
-	}
-	prev, te := s.continueSearch(&a)
-	if te != nil {
-		return errorResult(te)
-	}
-	filter, te := a.prepare()
-	if te != nil {
-		return errorResult(te)
-	}
-	set, te := s.sources(withGrantChoice(ctx, a.GrantID))
-	if te != nil {
-		return errorResult(te)
-	}
+// searchRead is a search call checked: the cursor it continues (nil for
+// a first page) and its parsed filter.
+type searchRead struct {
+	prev   *searchCursor
+	filter rsclient.Filter
+}
+
+// searchLogic is search's part of a call: every granted source searched
+// at once, the hits merged into one page.
+var searchLogic = toolLogic[searchArgs, searchRead]{
+	check: func(s *Server, a *searchArgs) (searchRead, *toolError) {
+		var r searchRead
+		var te *toolError
+		if r.prev, te = s.continueSearch(a); te != nil {
+			return r, te
+		}
+		r.filter, te = a.prepare()
+		return r, te
+	},
+	grantID: func(a searchArgs) string { return a.GrantID },
+	run:     runSearch,
+}
+
+// runSearch searches the sources, refines the merged page (titles,
+// coverage) and renders it.
+func runSearch(ctx context.Context, c *toolCall, a searchArgs, r searchRead) (*mcp.CallToolResult, *toolError) {
+	s, set := c.s, c.set
 	if te := s.checkSearchable(ctx, set, a); te != nil {
-		return set.annotate(errorResult(te))
+		return nil, te
 	}
-	page, te := s.searchFanIn(ctx, set, a, filter, prev)
+	page, te := s.searchFanIn(ctx, set, a, r.filter, r.prev)
 	if te != nil {
-		return set.annotate(errorResult(te))
+		return nil, te
 	}
-	s.refineSearchPage(ctx, set, a, filter, page)
+	s.refineSearchPage(ctx, set, a, r.filter, page)
 	page.noteNeighbours(a.Mode)
 	page.fitToCeiling() // with its titles and every warning in place
 	res := textResult(page.text(a), page.structured())
 	res.Content = append(res.Content, page.resourceLinks(a)...)
-	return res
+	return res, nil
 }
 
 // continueSearch opens the cursor of a continued search and folds its

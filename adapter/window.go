@@ -44,8 +44,8 @@ func revision(total int) string { return "chars:" + strconv.Itoa(total) }
 // the adapter never loads a whole large field. The source set comes
 // back too (nil when it could not be built) so callers can carry its
 // warnings.
-func (s *Server) readWindow(ctx context.Context, req windowRequest) (*windowResult, *sourceSet, *toolError) {
-	g, set, te := s.route(ctx, req.Ref.Stream, req.Ref.ConnectionID)
+func (s *Server) readWindow(ctx context.Context, sc scope, req windowRequest) (*windowResult, *sourceSet, *toolError) {
+	g, set, te := s.route(ctx, sc, req.Ref.Stream, req.Ref.ConnectionID)
 	if te != nil {
 		return nil, set, te
 	}

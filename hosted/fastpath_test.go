@@ -29,7 +29,8 @@ func TestHostedToolAnswersMatchMCPGo(t *testing.T) {
 	hs := httptest.NewServer(hosted.New(srv, hosted.Options{PublicURL: publicURL}))
 	t.Cleanup(hs.Close)
 	long := demodata.GmailWorkConnectionID + "/message_bodies:" + demodata.LongBodyMessageID
-	direct := adapter.WithRequestGrant(context.Background(), adapter.NewGrant(demodata.GmailToken))
+	g := adapter.NewGrant(demodata.GmailToken)
+	direct := adapter.WithRequest(context.Background(), adapter.Request{Grant: &g})
 	for i, call := range []string{
 		`{"name":"schema","arguments":{}}`,
 		`{"name":"schema","arguments":{"stream":"messages","detail":"full"}}`,

@@ -431,15 +431,18 @@ func (h *hosted) forward(w http.ResponseWriter, r *http.Request, bearer string, 
 	// bearer mid-call (expired since it was verified), the client gets the
 	// HTTP 401 challenge that makes it refresh, never a tool result.
 	var refused atomic.Bool
-	ctx := adapter.WithRequestGrant(r.Context(), g)
-	ctx = adapter.WithCredentialRefusedHook(ctx, func() { refused.Store(true) })
-	// Any read the call makes (a tool, a resource, a schema fetch) that
-	// the RS answers 401 or 403 grant_expired ends in the challenge,
-	// whatever the adapter makes of the error.
-	ctx = rsclient.WithRefusalHook(ctx, func() { refused.Store(true) })
 	held := newHeldResponse()
 	defer held.release()
-	ctx = adapter.WithResultSplicer(ctx, &held.results)
+	// The call reads through the verified grant alone. Any read it makes
+	// (a tool, a resource, a schema fetch) that the RS answers 401 or 403
+	// grant_expired ends in the challenge, whatever the adapter makes of
+	// the error. Tool results are encoded by the adapter and spliced into
+	// the held answer.
+	ctx := adapter.WithRequest(r.Context(), adapter.Request{
+		Grant:             &g,
+		CredentialRefused: func() { refused.Store(true) },
+		Results:           &held.results,
+	})
 	// Handle is mcp-go's ServeHTTP without re-reading the body this door
 	// already holds, and without a synthetic request for a context
 	// function; the one check ServeHTTP adds (rejectDNSRebinding) was made

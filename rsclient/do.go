@@ -47,9 +47,6 @@ func (c *Client) do(ctx context.Context, bearer string, auth bool, path, query s
 	}
 	c.log(ctx, path, resp, err, time.Since(start))
 	c.noteReach(ctx, start, resp, err)
-	if auth {
-		noteRefusal(ctx, err)
-	}
 	return resp, err
 }
 

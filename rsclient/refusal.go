@@ -1,10 +1,6 @@
 package rsclient
 
-import (
-	"context"
-	"errors"
-	"strings"
-)
+import "strings"
 
 // CredentialRefused reports whether an RS answer refuses the bearer
 // itself, so that a fresh token (a refresh) is the remedy: a 401 whose code
@@ -18,27 +14,4 @@ import (
 func CredentialRefused(status int, code string) bool {
 	return status == 401 && !strings.HasPrefix(code, "context.") ||
 		status == 403 && (code == "grant_expired" || code == "grant_revoked")
-}
-
-type refusalHookKey struct{}
-
-// WithRefusalHook attaches f to ctx: every call made with ctx whose answer
-// refuses the bearer (CredentialRefused) calls f once the answer arrived,
-// whatever the caller then does with the error. A transport holding its
-// answer (the hosted door) learns this way of a refusal on any read — a
-// tool, a resource, a schema fetch — and answers with the HTTP challenge
-// that makes its client refresh. f must be safe for concurrent use.
-func WithRefusalHook(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, refusalHookKey{}, f)
-}
-
-// noteRefusal calls ctx's refusal hook when err refuses the bearer.
-func noteRefusal(ctx context.Context, err error) {
-	var e *Error
-	if err == nil || !errors.As(err, &e) || !CredentialRefused(e.Status, e.Code) {
-		return
-	}
-	if f, ok := ctx.Value(refusalHookKey{}).(func()); ok {
-		f()
-	}
 }

@@ -2,9 +2,9 @@ package rsclient_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,10 +12,11 @@ import (
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
-// TestRefusalHook: the hook fires for answers that refuse the bearer
-// itself — 401 authentication_error, and the real RS's 403 grant_expired
-// for an expired access token (D13) — and for nothing else.
-func TestRefusalHook(t *testing.T) {
+// TestCredentialRefused: the client's error for an answer that refuses
+// the bearer itself — 401 authentication_error, and the real RS's 403
+// grant_expired for an expired access token or grant_revoked for a
+// revoked grant — is a refusal, and no other answer is.
+func TestCredentialRefused(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string
@@ -49,10 +50,10 @@ func TestRefusalHook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var fired atomic.Int32
-			ctx := rsclient.WithRefusalHook(context.Background(), func() { fired.Add(1) })
-			_, _, _ = c.Schema(ctx, "tok", rsclient.SchemaQuery{})
-			got := []any{fired.Load() == 1, rsclient.CredentialRefused(tc.status, tc.code)}
+			_, _, err = c.Schema(context.Background(), "tok", rsclient.SchemaQuery{})
+			var rsErr *rsclient.Error
+			refused := errors.As(err, &rsErr) && rsclient.CredentialRefused(rsErr.Status, rsErr.Code)
+			got := []any{refused, rsclient.CredentialRefused(tc.status, tc.code)}
 			if diff := cmp.Diff([]any{tc.want, tc.want}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -34,7 +34,7 @@ type stdioDrain struct {
 	out io.Writer
 
 	// shutdown is done at stdin EOF; tool calls run under it
-	// (adapter.WithShutdown).
+	// (adapter.Request.Shutdown).
 	shutdown context.Context
 	stop     context.CancelFunc
 
@@ -174,7 +174,7 @@ func serveStdio(ctx context.Context, srv *adapter.Server, stdin io.Reader, stdou
 	stdio := server.NewStdioServer(srv.MCP())
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	stdio.SetContextFunc(func(ctx context.Context) context.Context {
-		return adapter.WithResultSplicer(adapter.WithShutdown(ctx, d.shutdown), results)
+		return adapter.WithRequest(ctx, adapter.Request{Results: results, Shutdown: d.shutdown})
 	})
 	done := make(chan error, 1)
 	go func() { done <- stdio.Listen(ctx, d, d) }()
