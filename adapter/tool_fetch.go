@@ -65,14 +65,15 @@ func checkFetch(_ *Server, a *fetchArgs) (fetchRead, *toolError) {
 
 // fetchRecord reads the record and renders it as one document.
 func fetchRecord(ctx context.Context, c *toolCall, a fetchArgs, r fetchRead) (*mcp.CallToolResult, *toolError) {
-	rec, _, err := c.s.rs.Record(ctx, c.grant.Bearer, rsclient.RecordQuery{
-		Stream: r.ref.Stream, RecordID: r.ref.RecordID, ConnectionID: r.ref.ConnectionID,
+	s, set, ref := c.s, c.set, r.ref
+	rec, _, err := s.rs.Record(ctx, c.grant.Bearer, rsclient.RecordQuery{
+		Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID,
 		Fields: a.Fields, Expand: a.Expand, ExpandLimit: r.expandLimit,
 	})
 	if err != nil {
 		return nil, c.refusal(ctx, err)
 	}
-	body := fitDocument(a.ID, r.ref, rec, a.Fields, c.s.rs.BaseURL(), c.set.warns, c.s.cfg.MaxResultBytes)
+	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
 		StructuredContent: json.RawMessage(body),
