@@ -36,17 +36,17 @@ type toolLogic[A, R any] struct {
 	// the whole set (schema, search).
 	source func(a A, r R) (stream, connectionID string)
 	// refused describes the routed read for the next steps of its RS
-	// refusal (toolCall.refusal); nil when run maps its errors itself.
+	// refusal (routedCall.refusal); nil when run maps its errors itself.
 	refused func(a A, r R) refusedRead
 	// run reads and renders the page. Its error becomes the call's error
 	// result with the set's warnings; a result it returns is the answer
 	// as it is.
-	run func(ctx context.Context, c *toolCall, a A, r R) (*mcp.CallToolResult, *toolError)
+	run func(ctx context.Context, c *routedCall, a A, r R) (*mcp.CallToolResult, *toolError)
 }
 
-// toolCall is a checked call as run sees it: the server, the call's
+// routedCall is a checked call as run sees it: the server, the call's
 // source set and, for a source-required read, the grant it was routed to.
-type toolCall struct {
+type routedCall struct {
 	s   *Server
 	set *sourceSet
 	// grant is the routed grant (zero for a tool without a source).
@@ -57,7 +57,7 @@ type toolCall struct {
 
 // refusal maps an RS failure of the routed read onto the call's typed
 // error: the RS's own envelope, with the calls that work instead.
-func (c *toolCall) refusal(ctx context.Context, err error) *toolError {
+func (c *routedCall) refusal(ctx context.Context, err error) *toolError {
 	return c.s.rsRefusal(ctx, c.set, c.grant, err, c.read)
 }
 
@@ -79,7 +79,7 @@ func (t toolLogic[A, R]) handle(ctx context.Context, s *Server, req Request, raw
 	if te != nil {
 		return errorResult(te)
 	}
-	c := &toolCall{s: s, set: set}
+	c := &routedCall{s: s, set: set}
 	if t.source != nil {
 		if c.grant, te = set.route(t.source(a, r)); te != nil {
 			return set.annotate(errorResult(te))

@@ -95,7 +95,7 @@ func checkAggregate(_ *Server, a *aggregateArgs) (rsclient.Filter, *toolError) {
 }
 
 // readAggregate asks the RS for the aggregation and renders its answer.
-func readAggregate(ctx context.Context, c *toolCall, a aggregateArgs, filter rsclient.Filter) (*mcp.CallToolResult, *toolError) {
+func readAggregate(ctx context.Context, c *routedCall, a aggregateArgs, filter rsclient.Filter) (*mcp.CallToolResult, *toolError) {
 	agg, _, err := c.s.rs.Aggregate(ctx, c.grant.Bearer, rsclient.AggregateQuery{
 		Stream: a.Stream, Metric: a.Metric, Field: a.Field, GroupBy: a.GroupBy, GroupByTime: a.GroupByTime,
 		Granularity: a.Granularity, TimeZone: a.TimeZone, Limit: a.Limit, ConnectionID: a.ConnectionID, Filter: filter,

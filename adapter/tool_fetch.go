@@ -64,7 +64,7 @@ func checkFetch(_ *Server, a *fetchArgs) (fetchRead, *toolError) {
 }
 
 // fetchRecord reads the record and renders it as one document.
-func fetchRecord(ctx context.Context, c *toolCall, a fetchArgs, r fetchRead) (*mcp.CallToolResult, *toolError) {
+func fetchRecord(ctx context.Context, c *routedCall, a fetchArgs, r fetchRead) (*mcp.CallToolResult, *toolError) {
 	s, set, ref := c.s, c.set, r.ref
 	rec, _, err := s.rs.Record(ctx, c.grant.Bearer, rsclient.RecordQuery{
 		Stream: ref.Stream, RecordID: ref.RecordID, ConnectionID: ref.ConnectionID,

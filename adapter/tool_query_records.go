@@ -62,7 +62,7 @@ var queryRecordsLogic = toolLogic[queryRecordsArgs, recordsInput]{
 
 // readRecordsPage reads the page the arguments (or the cursor they
 // continue) ask for and renders it with its paging handles.
-func readRecordsPage(ctx context.Context, c *toolCall, a queryRecordsArgs, in recordsInput) (*mcp.CallToolResult, *toolError) {
+func readRecordsPage(ctx context.Context, c *routedCall, a queryRecordsArgs, in recordsInput) (*mcp.CallToolResult, *toolError) {
 	s, set, g := c.s, c.set, c.grant
 	if in.prev != nil && in.prev.Grant != grantTag(g) {
 		return nil, cursorError("cursor", foreignCursorMessage(g, "read"))

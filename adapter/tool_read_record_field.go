@@ -54,7 +54,7 @@ var readRecordFieldLogic = toolLogic[readFieldArgs, windowRequest]{
 	},
 	grantID: func(a readFieldArgs) string { return a.GrantID },
 	source:  func(_ readFieldArgs, req windowRequest) (string, string) { return req.Ref.Stream, req.Ref.ConnectionID },
-	run: func(ctx context.Context, c *toolCall, _ readFieldArgs, req windowRequest) (*mcp.CallToolResult, *toolError) {
+	run: func(ctx context.Context, c *routedCall, _ readFieldArgs, req windowRequest) (*mcp.CallToolResult, *toolError) {
 		res, te := c.s.readRoutedWindow(ctx, c.set, c.grant, req)
 		if te != nil {
 			return nil, te

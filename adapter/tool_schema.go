@@ -38,7 +38,7 @@ var schemaLogic = toolLogic[schemaArgs, struct{}]{
 // readSchema renders the index, or reads what one stream's page needs
 // (the search modes, the capability probes, detail:"full"'s types) and
 // renders it.
-func readSchema(ctx context.Context, c *toolCall, a schemaArgs, _ struct{}) (*mcp.CallToolResult, *toolError) {
+func readSchema(ctx context.Context, c *routedCall, a schemaArgs, _ struct{}) (*mcp.CallToolResult, *toolError) {
 	s, set := c.s, c.set
 	if a.Stream == "" {
 		return schemaIndex(set, a.ConnectionID), nil

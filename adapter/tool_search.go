@@ -63,7 +63,7 @@ var searchLogic = toolLogic[searchArgs, searchRead]{
 
 // runSearch searches the sources, refines the merged page (titles,
 // coverage) and renders it.
-func runSearch(ctx context.Context, c *toolCall, a searchArgs, r searchRead) (*mcp.CallToolResult, *toolError) {
+func runSearch(ctx context.Context, c *routedCall, a searchArgs, r searchRead) (*mcp.CallToolResult, *toolError) {
 	s, set := c.s, c.set
 	if te := s.checkSearchable(ctx, set, a); te != nil {
 		return nil, te
