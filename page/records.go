@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"encoding/json"
@@ -6,12 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // Structured bounds for record pages (R-5, R-10).
@@ -34,7 +30,7 @@ type pageRecord struct {
 // recordPage is one query_records answer, projected and bounded.
 type recordPage struct {
 	stream, connectionID string
-	list                 *rsclient.RecordList
+	list                 *RecordList
 	records              []pageRecord
 
 	// parsed is each record's payload parsed once (nil when it is not
@@ -58,16 +54,6 @@ type recordPage struct {
 	held int
 }
 
-// resultCeiling is the most bytes one result may take in each channel,
-// and how a page that shows fewer records than the RS gave continues.
-type resultCeiling struct {
-	bytes int
-	// resume is the next_cursor of a page that shows only its first
-	// shown records: the same RS page again, past those. nil: the page
-	// cannot resume mid-way and shows every record (cut to fit).
-	resume func(shown int) string
-}
-
 // newRecordPage builds the page: each payload projected, parsed once and
 // its members ordered by rank (what a record is about first), then laid
 // out within the budget.
@@ -79,9 +65,9 @@ type resultCeiling struct {
 // ceiling bounds both channels: records that do not fit it with their role
 // fields whole are left for the next page (has_more, a next_cursor that
 // resumes at the first of them), never cut off mid-way by a host.
-func newRecordPage(stream, connectionID string, fields []string, list *rsclient.RecordList, limit int, rank memberRanker, ceiling resultCeiling) *recordPage {
+func newRecordPage(stream, connectionID string, fields []string, list *RecordList, limit int, rank memberRanker, ceiling resultCeiling) *recordPage {
 	if ceiling.bytes <= 0 {
-		ceiling.bytes = DefaultMaxResultBytes
+		ceiling.bytes = DefaultCeilingBytes
 	}
 	p := &recordPage{stream: stream, connectionID: connectionID, list: list, ceiling: ceiling}
 	for _, r := range list.Data {
@@ -128,21 +114,25 @@ func project(payload json.RawMessage, fields []string) json.RawMessage {
 	if len(fields) == 0 || len(payload) == 0 {
 		return payload
 	}
-	members, err := orderedObject(payload)
-	if err != nil {
+	members, ok := contentladder.ObjectMembers(payload)
+	if !ok {
 		return json.RawMessage(`{}`)
 	}
 	keep := make(map[string]bool, len(fields))
 	for _, f := range fields {
 		keep[f] = true
 	}
-	out := make([]field, 0, len(fields))
+	out := []byte{'{'}
 	for _, m := range members {
-		if keep[m.key] {
-			out = append(out, field{m.key, m.value})
+		if keep[m.Key] {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = contentladder.AppendJSONString(out, m.Key)
+			out = append(append(out, ':'), m.Value...)
 		}
 	}
-	return orderedJSON(out)
+	return append(out, '}')
 }
 
 // recordTextBudget is the content[] byte budget of a page of n records:
@@ -291,15 +281,6 @@ func (p *recordPage) holdBack(floor, bare []int, fixed func() int) int {
 	}
 	restore()
 	return n
-}
-
-// sum adds up sizes.
-func sum(sizes []int) int {
-	t := 0
-	for _, s := range sizes {
-		t += s
-	}
-	return t
 }
 
 // withhold keeps the leading records whose bare handles fit and forgets
@@ -521,14 +502,14 @@ func absentFields(fields []string, records []pageRecord) []string {
 	}
 	seen := map[string]bool{}
 	for _, r := range records {
-		members, _ := orderedObject(r.Payload)
+		members, _ := contentladder.ObjectMembers(r.Payload)
 		for _, m := range members {
-			seen[m.key] = true
+			seen[m.Key] = true
 		}
 	}
 	var out []string
 	for _, f := range fields {
-		if !seen[f] && !contains(out, f) {
+		if !seen[f] && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
@@ -537,7 +518,7 @@ func absentFields(fields []string, records []pageRecord) []string {
 
 // warningLine turns RS warnings into instructions; partial fan-in pages get
 // the exact way to page (R-5).
-func (p *recordPage) warningLine(w rsclient.Warning) string {
+func (p *recordPage) warningLine(w Warning) string {
 	if w.Code == "partial_results" {
 		conns := p.connections()
 		each := ""
@@ -575,19 +556,6 @@ func (p *recordPage) connections() []string {
 		}
 	}
 	return out
-}
-
-// truncateBytes cuts s to at most n bytes on a rune boundary, ending in an
-// ellipsis when cut.
-func truncateBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	n = max(0, n-len(contentladder.Ellipsis))
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + contentladder.Ellipsis
 }
 
 // recordLadder lists record i's cut and binary fields (tier 1), at most
@@ -642,7 +610,7 @@ func (p *recordPage) linkCandidates(i int) (entries int, candidate, ok bool) {
 // first maxLadderEntries entries, record by record) is walked only up to
 // that first link: building every record's entries cost a quarter of a
 // record page's allocations.
-func (p *recordPage) resourceLinks() []mcp.Content {
+func (p *recordPage) resourceLinks() []Link {
 	seen := 0
 	for i, r := range p.records {
 		if seen >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
@@ -657,7 +625,7 @@ func (p *recordPage) resourceLinks() []mcp.Content {
 				return nil
 			}
 			if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
-				return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+				return []Link{{URI: l.Continuation.ResourceURI, Name: "rest of " + truncateBytes(l.FieldPath, 32), MIMEType: "text/plain"}}
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // fetchTextChars bounds a fetched document's text (R-8). It equals the
@@ -38,8 +37,6 @@ type document struct {
 	Metadata documentMetadata `json:"metadata"`
 }
 
-func (document) toolOutput() {}
-
 // documentMetadata is the record's identity and provenance, where its text
 // came from, and the call's source warnings.
 type documentMetadata struct {
@@ -52,7 +49,7 @@ type documentMetadata struct {
 	EmittedAt    string `json:"emitted_at,omitempty"`
 	*textSource
 	NextRead string    `json:"next_read,omitempty"` // the exact call that continues a cut text
-	Warnings []warning `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // textSource names the field the document's text came from; all three
@@ -66,7 +63,7 @@ type textSource struct {
 // buildDocument renders an RS record as a document. The payload is
 // projected to `fields` first, so nothing unrequested reaches text,
 // title or metadata even when the RS ignored the projection.
-func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string) document {
+func buildDocument(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string) document {
 	return buildDocumentChars(requestedID, ref, rec, fields, base, fetchTextChars)
 }
 
@@ -77,8 +74,8 @@ const minFitTextChars = 64
 // cut shorter than fetchTextChars where the whole would pass ceiling bytes
 // (text that JSON escapes, or multi-byte scripts, take several bytes a
 // character): its next_read continues exactly where it stops.
-func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string,
-	warns []warning, ceiling int) []byte {
+func fitDocument(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string,
+	warns []Warning, ceiling int) []byte {
 	chars := fetchTextChars
 	for {
 		doc := buildDocumentChars(requestedID, ref, rec, fields, base, chars)
@@ -102,7 +99,7 @@ func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.
 }
 
 // buildDocumentChars is buildDocument with its text cut at chars runes.
-func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string, chars int) document {
+func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string, chars int) document {
 	if rec.ConnectionID != "" {
 		ref.ConnectionID = rec.ConnectionID
 	}
@@ -122,7 +119,7 @@ func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rs
 	if textField == "" {
 		textField = longestString(strs)
 	}
-	doc.Metadata = documentMetadata{ConnectionID: ref.ConnectionID, ConnectorKey: connectorKey(rec.ConnectorKey), Stream: ref.Stream,
+	doc.Metadata = documentMetadata{ConnectionID: ref.ConnectionID, ConnectorKey: ConnectorKey(rec.ConnectorKey), Stream: ref.Stream,
 		RecordID: ref.RecordID, DisplayName: rec.DisplayName, EventTime: eventTime, EmittedAt: rec.EmittedAt}
 	var lines string
 	if len(fields) > 0 {
@@ -180,10 +177,10 @@ const (
 // shows every value it was asked for (R-8). Long values are cut with …
 // and the exact read_record_field call that continues them; a field the
 // record does not carry (absent, or not granted) says so.
-func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, textField string) string {
+func fieldLines(ref contentladder.RecordRef, members []contentladder.Member, fields []string, textField string) string {
 	byName := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
-		byName[m.key] = m.value
+		byName[m.Key] = m.Value
 	}
 	share := max(fetchFieldMinRunes, fetchFieldRunes/max(1, len(fields)))
 	var b strings.Builder
@@ -221,35 +218,6 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 	return b.String()
 }
 
-// connectorKey reduces a registry URI source id to its canonical key.
-func connectorKey(k string) string {
-	if i := strings.LastIndex(k, "/"); i >= 0 && strings.Contains(k, "://") {
-		return k[i+1:]
-	}
-	return k
-}
-
-// fallbackTitle names an untitled record by source, stream and its
-// authored time; the ingest time only when nothing better exists, and then
-// labelled "ingested …". Never the snippet or body (R-7).
-func fallbackTitle(display, connector, stream, eventTime, emittedAt string) string {
-	label := display
-	if label == "" {
-		label = connectorKey(connector)
-	}
-	ts := eventTime
-	if ts == "" && emittedAt != "" {
-		ts = "ingested " + emittedAt // labelled: an ingest time is not the record's date (R-7)
-	}
-	var parts []string
-	for _, p := range []string{label, stream, ts} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, " / ")
-}
-
 // recordURL is the canonical RS address of a record, scoped to its
 // connection so the reference is unambiguous.
 func recordURL(base string, ref contentladder.RecordRef) string {
@@ -260,17 +228,17 @@ func recordURL(base string, ref contentladder.RecordRef) string {
 	return u
 }
 
-func stringMembers(members []kv) map[string]docString {
+func stringMembers(members []contentladder.Member) map[string]docString {
 	out := map[string]docString{}
 	for _, m := range members {
-		if len(m.value) == 0 || m.value[0] != '"' {
+		if len(m.Value) == 0 || m.Value[0] != '"' {
 			continue // only strings; the values are valid JSON (validObjectMembers)
 		}
-		d := docString{raw: m.value, si: contentladder.ScanString(m.value, docPrefixRunes)}
+		d := docString{raw: m.Value, si: contentladder.ScanString(m.Value, docPrefixRunes)}
 		if strings.TrimSpace(d.si.Prefix) == "" && (!d.longer() || strings.TrimSpace(d.value()) == "") {
 			continue
 		}
-		out[m.key] = d
+		out[m.Key] = d
 	}
 	return out
 }
@@ -301,16 +269,12 @@ func (d docString) value() string {
 
 // validObjectMembers are the members of a record's data, which rsclient
 // decoded (or project re-encoded) and so is valid JSON: not scanned again.
-func validObjectMembers(payload json.RawMessage) []kv {
+func validObjectMembers(payload json.RawMessage) []contentladder.Member {
 	members, ok := contentladder.ObjectMembersOfValid(payload)
 	if !ok {
 		return nil
 	}
-	out := make([]kv, len(members))
-	for i, m := range members {
-		out[i] = kv{m.Key, m.Value}
-	}
-	return out
+	return members
 }
 
 func firstOf(strs map[string]docString, keys []string) string {

@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"encoding/json"
@@ -33,15 +33,15 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 		} else {
 			raw = contentladder.AppendJSONString(nil, body)
 		}
-		members := []kv{{"body", raw}, {"n", json.RawMessage("1")}, {"short", json.RawMessage(`"hi"`)}}
+		members := []contentladder.Member{{Key: "body", Value: raw}, {Key: "n", Value: json.RawMessage("1")}, {Key: "short", Value: json.RawMessage(`"hi"`)}}
 		got := stringMembers(members)
 		want := map[string]string{}
 		for _, m := range members {
-			if m.value[0] != '"' {
+			if m.Value[0] != '"' {
 				continue
 			}
-			if s := contentladder.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
-				want[m.key] = s
+			if s := contentladder.DecodeJSONString(m.Value); strings.TrimSpace(s) != "" {
+				want[m.Key] = s
 			}
 		}
 		type use struct {

@@ -1,11 +1,10 @@
-package adapter
+package page
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 )
@@ -13,7 +12,7 @@ import (
 // wholeLadderLink is the resource link as chosen before the walk stopped
 // early: every record's ladder built (maxLadderEntries in all), then the
 // first long text taken.
-func wholeLadderLink(p *recordPage) []mcp.Content {
+func wholeLadderLink(p *recordPage) []Link {
 	var entries []contentladder.LadderEntry
 	for i, r := range p.records {
 		if len(entries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
@@ -26,7 +25,7 @@ func wholeLadderLink(p *recordPage) []mcp.Content {
 	}
 	for _, l := range entries {
 		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
-			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
+			return []Link{{URI: l.Continuation.ResourceURI, Name: "rest of " + truncateBytes(l.FieldPath, 32), MIMEType: "text/plain"}}
 		}
 	}
 	return nil

@@ -1,16 +1,12 @@
-package adapter
+package page
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // Search rendering bounds (R-7).
@@ -19,47 +15,11 @@ const (
 	searchTitleRunes    = 90
 )
 
-// searchHit is one merged hit with its source identity (R-7).
-type searchHit struct {
-	Ref                   contentladder.RecordRef
-	ConnectionID          string
-	ConnectorKey, Display string
-	Title                 string
-	Snippet, SnippetField string
-	EmittedAt             string
-	// EventTime is when the record happened: its event-time field as read
-	// for the page (fillHitDetails), else the RS's authored_at.
-	EventTime string
-	grant     Grant // the grant the hit came through: its title read uses it
-}
-
-func newSearchHit(h rsclient.SearchHit, fields *streamFields) searchHit {
-	ref := contentladder.RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
-	out := searchHit{Ref: ref, ConnectionID: h.ConnectionID, ConnectorKey: connectorKey(h.ConnectorID), Display: h.DisplayName,
-		EmittedAt: h.EmittedAt, EventTime: h.AuthoredAt}
-	if fields != nil && fields.ix != nil {
-		if src, ok := fields.ix.Connection(h.ConnectionID); ok {
-			if out.ConnectorKey == "" {
-				out.ConnectorKey = src.ConnectorKey
-			}
-			if out.Display == "" {
-				out.Display = src.DisplayName
-			}
-		}
-	}
-	if h.Snippet != nil {
-		out.SnippetField = h.Snippet.Field
-		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
-	}
-	out.Title = hitTitle(out, fields.of(out).title)
-	return out
-}
-
 // hitTitle is the record's own title when the snippet is a complete
 // primary-title field, else source / stream / event time — never the
-// snippet of body text (R-7). fillHitDetails replaces it with the
-// record's title field where it can read one. titleField is the
-// stream's title field ("" when it has none).
+// snippet of body text (R-7). A title read from the record's title field
+// replaces it (searchHitOf). titleField is the stream's title field (""
+// when it has none).
 func hitTitle(h searchHit, titleField string) string {
 	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && titleField == h.SnippetField {
 		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
@@ -124,7 +84,7 @@ const continuationHow = "read_record_field(id, field_path, q=a word marked in th
 const maxRetryWarningText = 8 << 10
 
 // warningTextLimit is how much of w one text line may show.
-func warningTextLimit(w warning) int {
+func warningTextLimit(w Warning) int {
 	if w.Code == "search_coverage" {
 		return maxRetryWarningText
 	}
@@ -204,12 +164,12 @@ func (p *searchPage) layout() *searchLayout {
 func (p *searchPage) layoutWarnings() []string {
 	var out []string
 	for _, w := range p.warnings {
-		if w.Code == titlesPendingCode && !p.showsPendingTitle() {
+		if w.Code == TitlesPendingCode && !p.showsPendingTitle() {
 			continue // every pending hit was left for the next page
 		}
 		out = append(out, truncateBytes("warning "+w.Code+": "+w.Message, warningTextLimit(w)))
 	}
-	if len(p.recall) > 0 {
+	if p.boundedRecall {
 		out = append(out, recallWarning)
 	}
 	if p.held > 0 {
@@ -223,7 +183,7 @@ func (p *searchPage) layoutWarnings() []string {
 // title.
 func (p *searchPage) showsPendingTitle() bool {
 	for _, h := range p.hits {
-		if strings.HasPrefix(h.Title, pendingTitleMark) {
+		if hasPendingMark(h.Title) {
 			return true
 		}
 	}
@@ -263,7 +223,7 @@ func (p *searchPage) sourceMixText() string {
 // text renders every hit of the page for a model that reads only
 // content[]: first_fetch_id first, paging handles, source mix, then one
 // line per hit whose title and snippet are cut evenly to fit the budget.
-func (p *searchPage) text(a searchArgs) string {
+func (p *searchPage) text() string {
 	l := p.layout()
 	var b strings.Builder
 	// The page fits its budget (layout): one allocation, not a doubling
@@ -389,38 +349,15 @@ func (h searchHit) label() string {
 // and previous windows), or at the record when it has no matched field.
 // One link, tersely named: Claude Code shows each link to the model as a
 // line beside the page.
-func (p *searchPage) resourceLinks(a searchArgs) []mcp.Content {
+func (p *searchPage) resourceLinks() []Link {
 	if len(p.hits) == 0 || p.hits[0].ConnectionID == "" {
 		return nil
 	}
 	h := p.hits[0]
 	if h.SnippetField == "" {
-		return []mcp.Content{mcp.NewResourceLink(contentladder.RecordURI(h.Ref), "hit 1", "", "application/json")}
+		return []Link{{URI: contentladder.RecordURI(h.Ref), Name: "hit 1", MIMEType: "application/json"}}
 	}
 	q := markedTerm(h.Snippet)
 	uri := contentladder.FieldWindowURI(contentladder.WindowSpec{Ref: h.Ref, FieldPath: h.SnippetField, Q: q, HasQ: q != ""})
-	return []mcp.Content{mcp.NewResourceLink(uri, "hit 1 match", "", "text/plain")}
-}
-
-// oneLine folds whitespace runs (newlines included) to single spaces so a
-// hit stays on its line.
-func oneLine(s string) string {
-	if isOneLine(s) {
-		return s // most titles and snippets: no copy
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// isOneLine reports whether strings.Join(strings.Fields(s), " ") is s:
-// no leading, trailing or repeated white space, and none but ' '.
-func isOneLine(s string) bool {
-	prevSpace := true
-	for _, r := range s {
-		space := unicode.IsSpace(r)
-		if space && (r != ' ' || prevSpace) {
-			return false
-		}
-		prevSpace = space
-	}
-	return !prevSpace || s == ""
+	return []Link{{URI: uri, Name: "hit 1 match", MIMEType: "text/plain"}}
 }

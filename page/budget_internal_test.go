@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"bytes"
@@ -14,7 +14,33 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/rsclient"
+)
+
+// member is one generated payload member, in order.
+type member struct {
+	key   string
+	value any
+}
+
+// objectJSON writes members as one object in their order, each value as
+// encoding/json writes it without HTML escaping.
+func objectJSON(members []member) json.RawMessage {
+	out := []byte{'{'}
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, marshalNoEscape(m.key)...)
+		out = append(append(out, ':'), marshalNoEscape(m.value)...)
+	}
+	return append(out, '}')
+}
+
+// Page sizes the adapter's configuration allows: its default result
+// ceiling and its smallest.
+const (
+	defaultMaxResultBytes = DefaultCeilingBytes
+	minMaxResultBytes     = 4000
 )
 
 // genText is a random string of n runes mixing ASCII, multi-byte runes,
@@ -43,7 +69,7 @@ func genID(rng *rand.Rand, n int) string {
 // far shorter than these already take every cut path; longer ones only
 // cost generation time, most of all under -race.
 func genPayload(rng *rand.Rand) json.RawMessage {
-	var fields []field
+	var fields []member
 	for i := range rng.IntN(61) {
 		key := fmt.Sprintf("f%d_%s", i, genID(rng, rng.IntN(20)))
 		var v any
@@ -65,15 +91,15 @@ func genPayload(rng *rand.Rand) json.RawMessage {
 		default:
 			v = nil
 		}
-		fields = append(fields, field{key, v})
+		fields = append(fields, member{key, v})
 	}
-	return orderedJSON(fields)
+	return objectJSON(fields)
 }
 
 // genRecordList is one random RS page: 0–100 records, ids of 1–120 bytes,
 // deletions, warnings, and long RS cursors.
-func genRecordList(rng *rand.Rand) *rsclient.RecordList {
-	list := &rsclient.RecordList{HasMore: rng.IntN(2) == 0}
+func genRecordList(rng *rand.Rand) *RecordList {
+	list := &RecordList{HasMore: rng.IntN(2) == 0}
 	if list.HasMore {
 		list.NextCursor = genID(rng, 20+rng.IntN(400))
 	}
@@ -81,10 +107,10 @@ func genRecordList(rng *rand.Rand) *rsclient.RecordList {
 		list.NextChangesSince = genID(rng, 20+rng.IntN(200))
 	}
 	if rng.IntN(4) == 0 {
-		list.Meta.Warnings = append(list.Meta.Warnings, rsclient.Warning{Code: "slow", Message: genText(rng, rng.IntN(2000))})
+		list.Meta.Warnings = append(list.Meta.Warnings, Warning{Code: "slow", Message: genText(rng, rng.IntN(2000))})
 	}
 	for range rng.IntN(101) {
-		r := rsclient.Record{ID: genID(rng, 1+rng.IntN(120)), ConnectionID: "cin_" + genID(rng, 24), Stream: "messages",
+		r := Record{ID: genID(rng, 1+rng.IntN(120)), ConnectionID: "cin_" + genID(rng, 24), Stream: "messages",
 			EmittedAt: "2026-01-01T00:00:00Z", Data: genPayload(rng)}
 		if rng.IntN(10) == 0 {
 			r.Deleted, r.DeletedAt, r.Data = true, "2026-02-01T00:00:00Z", nil
@@ -116,7 +142,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			fields = []string{"f0_", "f1_", "f2_"}
 		}
-		ceiling := []int{DefaultMaxResultBytes, MinMaxResultBytes, 30000}[iter%3]
+		ceiling := []int{defaultMaxResultBytes, minMaxResultBytes, 30000}[iter%3]
 		resume := func(shown int) string { return "resume-after-" + strconv.Itoa(shown) }
 		p := newRecordPage("messages", "", fields, list, 0, memberRanker{}, resultCeiling{bytes: ceiling, resume: resume})
 		text := p.text()
@@ -205,9 +231,9 @@ var recordLineRE = regexp.MustCompile(`(?m)^\d+\. (\S+)( .*)?$`)
 // everything fits.
 func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 	t.Parallel()
-	list := &rsclient.RecordList{}
+	list := &RecordList{}
 	for i := range 5 {
-		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
+		list.Data = append(list.Data, Record{ID: fmt.Sprint(i), Stream: "s", ConnectionID: "cin_1",
 			Data: json.RawMessage(fmt.Sprintf(`{"subject":"hello %d","n":%d}`, i, i))})
 	}
 	text := newRecordPage("s", "", nil, list, 0, memberRanker{}, resultCeiling{}).text()
@@ -226,10 +252,10 @@ func TestRecordTextKeepsSmallRecordsWhole(t *testing.T) {
 // never skips an unseen record.
 func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 	t.Parallel()
-	list := &rsclient.RecordList{HasMore: true, NextCursor: "rs-cursor", NextChangesSince: "rs-bookmark"}
+	list := &RecordList{HasMore: true, NextCursor: "rs-cursor", NextChangesSince: "rs-bookmark"}
 	const n = 30
 	for i := range n {
-		list.Data = append(list.Data, rsclient.Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
+		list.Data = append(list.Data, Record{ID: fmt.Sprintf("%d-%s", i, strings.Repeat("x", 500)), Stream: "s",
 			ConnectionID: "cin_1", Data: json.RawMessage(`{"a":1}`)})
 	}
 	p := newRecordPage("s", "", nil, list, 0, memberRanker{}, resultCeiling{})
@@ -248,20 +274,21 @@ func TestRecordTextWithholdsRatherThanSkips(t *testing.T) {
 			t.Errorf("kept record %s not shown", r.Ref.RecordID[:4])
 		}
 	}
-	if len(text) > DefaultMaxResultBytes {
+	if len(text) > defaultMaxResultBytes {
 		t.Errorf("text %d B over the ceiling", len(text))
 	}
 }
 
-// genSearchPage is one random merged page: 0–100 hits from up to four
-// connections, ids of 1–120 bytes, long titles and densely marked snippets.
-func genSearchPage(rng *rand.Rand) *searchPage {
-	p := &searchPage{hasMore: rng.IntN(2) == 0}
-	if p.hasMore {
-		p.nextCursor = genID(rng, 40+rng.IntN(700))
+// genSearchRead is one random merged page's reads: 0–100 hits from up to
+// four connections, ids of 1–120 bytes, long titles and densely marked
+// snippets.
+func genSearchRead(rng *rand.Rand) SearchRead {
+	r := SearchRead{HasMore: rng.IntN(2) == 0}
+	if r.HasMore {
+		r.NextCursor = genID(rng, 40+rng.IntN(700))
 	}
 	if rng.IntN(4) == 0 {
-		p.warnings = append(p.warnings, warning{Code: "source_unavailable", Message: genText(rng, rng.IntN(1000))})
+		r.Warnings = append(r.Warnings, Warning{Code: "source_unavailable", Message: genText(rng, rng.IntN(1000))})
 	}
 	for range rng.IntN(101) {
 		conn := fmt.Sprintf("cin_%024d", rng.IntN(4))
@@ -273,14 +300,11 @@ func genSearchPage(rng *rand.Rand) *searchPage {
 			}
 			snippet.WriteString(w + " ")
 		}
-		h := searchHit{Ref: contentladder.RecordRef{ConnectionID: conn, Stream: "messages", RecordID: genID(rng, 1+rng.IntN(120))},
-			ConnectionID: conn, ConnectorKey: "gmail", Display: genText(rng, rng.IntN(80)), Title: genText(rng, rng.IntN(300)),
-			SnippetField: "body", EmittedAt: "2026-01-01T00:00:00Z"}
-		h.Snippet, _ = contentladder.TruncateMarked(snippet.String(), searchResultSnippet)
-		p.hits = append(p.hits, h)
-		p.multiConn = p.multiConn || conn != p.hits[0].ConnectionID
+		r.Hits = append(r.Hits, Hit{Ref: contentladder.RecordRef{ConnectionID: conn, Stream: "messages", RecordID: genID(rng, 1+rng.IntN(120))},
+			ConnectionID: conn, ConnectorKey: "gmail", Display: genText(rng, rng.IntN(80)), ReadTitle: genText(rng, rng.IntN(300)),
+			SnippetField: "body", Snippet: snippet.String(), EmittedAt: "2026-01-01T00:00:00Z"})
 	}
-	return p
+	return r
 }
 
 // Property: whatever the page, every hit is in the text with its fetch id
@@ -290,25 +314,28 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 2026))
 	heldPages := 0
 	for iter := range 60 {
-		p := genSearchPage(rng)
+		r := genSearchRead(rng)
 		if iter%4 == 0 {
 			// A warning full of quotes (a retry call quoted in it): JSON
 			// escapes each in structuredContent, so that channel's warning
 			// is longer than the text's.
-			p.warnings = append(p.warnings, warning{Code: "search_coverage", Message: strings.Repeat(`"a" `, 40+rng.IntN(160))})
+			r.Warnings = append(r.Warnings, Warning{Code: "search_coverage", Message: strings.Repeat(`"a" `, 40+rng.IntN(160))})
 		}
-		n, cursor := len(p.hits), p.nextCursor
-		ceiling := []int{0, DefaultMaxResultBytes, MinMaxResultBytes}[iter%3]
+		n, cursor := len(r.Hits), r.NextCursor
+		ceiling := []int{0, defaultMaxResultBytes, minMaxResultBytes}[iter%3]
 		if ceiling > 0 {
 			// One source: a page of k hits continues at hit k.
-			p.ceiling, p.sources = ceiling, make([]int, n)
-			more := p.hasMore
-			p.fitCeiling(func(taken []int) (bool, string) {
-				if taken[0] == n && !more {
+			more := r.HasMore
+			r.Bytes = ceiling
+			r.Resume = func(shown int) (bool, string) {
+				if shown == n && !more {
 					return false, ""
 				}
-				return true, cursor + "-after-" + strconv.Itoa(taken[0])
-			}, 1)
+				return true, cursor + "-after-" + strconv.Itoa(shown)
+			}
+		}
+		p := newSearchPage(r)
+		if ceiling > 0 {
 			if len(p.hits)+p.held != n || (p.held > 0 && (!p.hasMore || p.nextCursor != cursor+"-after-"+strconv.Itoa(len(p.hits)))) {
 				t.Fatalf("iter %d: %d shown + %d held of %d hits, has_more=%t", iter, len(p.hits), p.held, n, p.hasMore)
 			}
@@ -316,7 +343,7 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 				heldPages++
 			}
 		}
-		text := p.text(searchArgs{Q: "invoice"})
+		text := p.text()
 		budget := searchTextBudget(len(p.hits))
 		if ceiling > 0 {
 			budget = min(budget, ceiling)
@@ -381,8 +408,8 @@ func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string
 func TestFieldLinesCutWithContinuation(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("line one\nünïcødé ", 400)
-	payload := orderedJSON([]field{{"notes", long}, {"n", 7}, {"tags", []string{"a", "b"}}})
-	members, _ := orderedObject(payload)
+	payload := objectJSON([]member{{"notes", long}, {"n", 7}, {"tags", []string{"a", "b"}}})
+	members, _ := contentladder.ObjectMembers(payload)
 	ref := contentladder.RecordRef{ConnectionID: "cin_1", Stream: "s", RecordID: "r:1"}
 	text := fieldLines(ref, members, []string{"notes", "n", "tags", "gone"}, "")
 	m := continueRe.FindStringSubmatch(text)
