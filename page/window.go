@@ -54,7 +54,7 @@ func FitWindow(r Window, room int) (int, bool) {
 	return max(1, kept), false
 }
 
-// fieldWindowResult is seed 004's record/field/window/resource document:
+// fieldWindowResult is the record/field/window/resource document:
 // the application/json contents of a field-window resource read. The
 // tool's structuredContent is windowPage, the text's own header and window.
 type fieldWindowResult struct {
@@ -109,7 +109,7 @@ type windowResource struct {
 	PreviousURI *string `json:"previous_uri"`
 }
 
-// structured is the seed 004 document of a resource read.
+// structured is the field-window document of a resource read.
 func (r Window) structured() fieldWindowResult {
 	out := fieldWindowResult{
 		Record: windowRecord{ID: r.Ref.ID(), ConnectionID: r.Ref.ConnectionID, Stream: r.Ref.Stream, RecordID: r.Ref.RecordID},
