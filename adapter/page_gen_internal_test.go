@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"testing"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/page"
@@ -95,4 +96,13 @@ func genSearchRead(rng *rand.Rand) page.SearchRead {
 			SnippetField: "body", Snippet: snippet.String(), EmittedAt: "2026-01-01T00:00:00Z"})
 	}
 	return r
+}
+
+// A page read without a ceiling is bounded as the adapter's default
+// result is: the two constants name one size.
+func TestPageDefaultCeilingIsTheAdapters(t *testing.T) {
+	t.Parallel()
+	if page.DefaultCeilingBytes != DefaultMaxResultBytes {
+		t.Errorf("page.DefaultCeilingBytes = %d, adapter's DefaultMaxResultBytes = %d", page.DefaultCeilingBytes, DefaultMaxResultBytes)
+	}
 }
