@@ -115,11 +115,12 @@ func readFor(f hitFields, h searchHit) hitFields {
 }
 
 // fillHitDetails reads the title and event time of every hit on the page
-// that lacks one, and retitles it. Every read starts at once (one wave:
-// a first page costs the search plus one round trip), under the process's
-// refining-read limit; hits whose record was read in the last hitDetailTTL
-// are titled from the cache and read nothing. A read that fails leaves
-// the fallback title; one still running when the page's title budget
+// that lacks one and keeps them on the hit (the page titles it from them).
+// Every read starts at once (one wave: a first page costs the search plus
+// one round trip), under the process's refining-read limit; hits whose
+// record was read in the last hitDetailTTL take theirs from the cache and
+// read nothing. A read that fails leaves the fallback title; one still
+// running when the page's title budget
 // (titleBudget) ends leaves it too, marked as pending (markPending), and
 // goes on filling the cache for the next page. searchTook is how long the
 // page's search took: the budget is measured in it. The page's warning
