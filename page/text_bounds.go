@@ -33,17 +33,14 @@ func jsonStringLen(s string) int { return contentladder.JSONStringLen(s) }
 // their arguments in.
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// OneLine folds whitespace runs (newlines included) to single spaces so a
+// oneLine folds whitespace runs (newlines included) to single spaces so a
 // value stays on its line.
-func OneLine(s string) string {
+func oneLine(s string) string {
 	if isOneLine(s) {
 		return s // most titles and snippets: no copy
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// oneLine is OneLine, as the page's own code spells it.
-func oneLine(s string) string { return OneLine(s) }
 
 // isOneLine reports whether strings.Join(strings.Fields(s), " ") is s:
 // no leading, trailing or repeated white space, and none but ' '.
