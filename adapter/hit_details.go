@@ -22,10 +22,6 @@ import (
 // fallback title (source / stream / ingested time), marked when the read
 // was only late.
 
-// maxEventTime bounds the event time a hit shows: a timestamp is far
-// shorter; a misnamed field's long text is not shown whole.
-const maxEventTime = 40
-
 // hitFields are the two members a hit's line wants from its record.
 type hitFields struct {
 	title, time string
@@ -59,10 +55,10 @@ func pickHitFields(roles map[string]string, names []string) hitFields {
 		}
 	}
 	for _, n := range names {
-		switch rankByName(n) {
-		case rankTitle:
+		switch page.RankByName(n) {
+		case page.RankTitle:
 			f.title = orName(f.title, n)
-		case rankTime:
+		case page.RankTime:
 			f.time = orName(f.time, n)
 		}
 	}
@@ -119,11 +115,12 @@ func readFor(f hitFields, h searchHit) hitFields {
 }
 
 // fillHitDetails reads the title and event time of every hit on the page
-// that lacks one, and retitles it. Every read starts at once (one wave:
-// a first page costs the search plus one round trip), under the process's
-// refining-read limit; hits whose record was read in the last hitDetailTTL
-// are titled from the cache and read nothing. A read that fails leaves
-// the fallback title; one still running when the page's title budget
+// that lacks one and keeps them on the hit (the page titles it from them).
+// Every read starts at once (one wave: a first page costs the search plus
+// one round trip), under the process's refining-read limit; hits whose
+// record was read in the last hitDetailTTL take theirs from the cache and
+// read nothing. A read that fails leaves the fallback title; one still
+// running when the page's title budget
 // (titleBudget) ends leaves it too, marked as pending (markPending), and
 // goes on filling the cache for the next page. searchTook is how long the
 // page's search took: the budget is measured in it. The page's warning
@@ -138,15 +135,14 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
 		// reads below run concurrently and must not touch fields' map.
-		stream := fields.of(*h)
-		titleField, want := stream.title, readFor(stream, *h)
+		want := readFor(fields.of(*h), *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
 		key := hitDetailKey(h, want)
 		if d, err, ok := s.hitDetails.c.Peek(key); ok {
 			if err == nil {
-				h.applyDetails(d, want, titleField)
+				h.applyDetails(d, want)
 			}
 			continue
 		}
@@ -162,7 +158,7 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 				pending[i] = want.title != "" && err == budget.Err()
 				return
 			}
-			h.applyDetails(d, want, titleField)
+			h.applyDetails(d, want)
 		})
 	}
 	wg.Wait()
@@ -171,22 +167,17 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 
 // titlesPendingCode is the page warning of hits whose title read outlasted
 // the page's title budget.
-const titlesPendingCode = "titles_pending"
+const titlesPendingCode = page.TitlesPendingCode
 
-// pendingTitleMark starts the fallback title of a hit whose title read was
-// still running when the page was due: the line says its title is a
-// stand-in, in both channels (the title is cut from its end, so the mark
-// survives any cut).
-const pendingTitleMark = "(title pending) "
-
-// markPending marks the fallback title of every pending hit and returns
-// the one warning that says what the mark means and how to get the titles
-// (none when no title is pending).
+// markPending marks every pending hit, whose stand-in title the page
+// starts with page.PendingTitleMark, and returns the one warning that
+// says what the mark means and how to get the titles (none when no title
+// is pending).
 func (p *searchPage) markPending(pending []bool) []warning {
 	marked := false
 	for i, yes := range pending {
 		if yes {
-			p.hits[i].Title = pendingTitleMark + p.hits[i].Title
+			p.hits[i].TitlePending = true
 			marked = true
 		}
 	}
@@ -197,20 +188,17 @@ func (p *searchPage) markPending(pending []bool) []warning {
 	// true of whichever hits the result ceiling keeps) says what they mean.
 	return []warning{{Code: titlesPendingCode, Message: fmt.Sprintf(
 		"a hit marked %q had its title not read in time and shows source / stream / time instead; the reads go on, and the same search again shows the titles (or fetch(id))",
-		strings.TrimSpace(pendingTitleMark))}}
+		strings.TrimSpace(page.PendingTitleMark))}}
 }
 
-// applyDetails sets the hit's title and event time from its record's
-// title and event-time text; titleField is the stream's title field.
-func (h *searchHit) applyDetails(d hitDetail, want hitFields, titleField string) {
-	if d.time != "" {
-		h.EventTime, _ = page.TruncateRunes(oneLine(d.time), maxEventTime)
+// applyDetails keeps what the hit's record read gave: its event-time
+// text, and its title text where the title was asked for. The page
+// titles the hit from them.
+func (h *searchHit) applyDetails(d hitDetail, want hitFields) {
+	h.ReadTime = d.time
+	if want.title != "" {
+		h.ReadTitle = d.title
 	}
-	if title := oneLine(d.title); want.title != "" && title != "" {
-		h.Title = title
-		return
-	}
-	h.Title = hitTitle(*h, titleField) // with the event time now read
 }
 
 // scalarText is a JSON string's text or a number's literal; "" for

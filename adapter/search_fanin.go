@@ -31,23 +31,17 @@ type candidate struct {
 	next   string // RS cursor after that page ("" = none)
 }
 
-// searchPage is a merged page ready to render.
+// searchPage is a merged page's reads, ready to render (search_page.go).
 type searchPage struct {
-	hits       []searchHit
-	hasMore    bool
-	nextCursor string
-	warnings   []warning
-	recall     []string
-	multiConn  bool
-	laid       *searchLayout // the fitted page, once
+	hits     []searchHit
+	warnings []warning
+	recall   []string
 	// sources is each hit's source (its index in the fan-out), ceiling
-	// the result ceiling and held the hits left for the next page to
-	// stay within it (search_ceiling.go); next is the paging state after
-	// the page takes taken[i] hits of source i (search_ceiling.go's
-	// fitCeiling settles the page with it once the page is refined).
+	// the result ceiling; next is the paging state after the page takes
+	// taken[i] hits of source i (the page's render settles how many hits
+	// it shows with it, search_page.go).
 	sources []int
 	ceiling int
-	held    int
 	next    func(taken []int) (bool, string)
 	// sourceCount is the fan-out's width (next's taken has one per source).
 	sourceCount int
@@ -230,16 +224,6 @@ func advanceAll(state []sourceState, reads []sourceRead, taken []int) bool {
 		}
 	}
 	return more
-}
-
-// multiConnection reports whether the hits come from more than one
-// connection: only then does the page show its source mix.
-func multiConnection(hits []searchHit) bool {
-	conns := map[string]bool{}
-	for _, h := range hits {
-		conns[h.ConnectionID] = true
-	}
-	return len(conns) > 1
 }
 
 // rankMerge fuses per-source ranked lists by reciprocal rank and keeps the

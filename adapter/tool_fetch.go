@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -62,11 +63,8 @@ func handleFetch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.CallT
 		return set.annotate(errorResult(s.rsRefusal(ctx, set, g, err,
 			refusedRead{tool: "fetch", stream: ref.Stream, connectionID: ref.ConnectionID, id: a.ID, fields: a.Fields})))
 	}
-	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
-		StructuredContent: json.RawMessage(body),
-	}
+	return pageResult(page.Document(page.DocumentRead{RequestedID: a.ID, Ref: ref, Record: pageRecord(rec), Fields: a.Fields,
+		BaseURL: s.rs.BaseURL(), SourceWarnings: pageWarnings(set.warns), Bytes: s.cfg.MaxResultBytes}))
 }
 
 // resolveRecordID parses a record id argument and reconciles it with an

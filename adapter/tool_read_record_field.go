@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // Window bounds of seed 004.
@@ -59,7 +60,7 @@ func handleReadRecordField(ctx context.Context, s *Server, raw json.RawMessage) 
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
-	return res.toolResult(set.warnings())
+	return pageResult(page.FieldWindow(res.window(), pageWarnings(set.warnings())))
 }
 
 // selectorError is the typed error for a bad combination of selectors.

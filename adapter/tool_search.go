@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -58,16 +59,15 @@ func handleSearch(ctx context.Context, s *Server, raw json.RawMessage) *mcp.Call
 	if te := s.checkSearchable(ctx, set, a); te != nil {
 		return set.annotate(errorResult(te))
 	}
-	page, te := s.searchFanIn(ctx, set, a, filter, prev)
+	found, te := s.searchFanIn(ctx, set, a, filter, prev)
 	if te != nil {
 		return set.annotate(errorResult(te))
 	}
-	s.refineSearchPage(ctx, set, a, filter, page)
-	page.noteNeighbours(a.Mode)
-	page.fitToCeiling() // with its titles and every warning in place
-	res := textResult(page.text(a), page.structured())
-	res.Content = append(res.Content, page.resourceLinks(a)...)
-	return res
+	s.refineSearchPage(ctx, set, a, filter, found)
+	found.noteNeighbours(a.Mode)
+	// Every read is done (hits, titles, coverage): the page is rendered
+	// once, from them.
+	return pageResult(page.Search(found.read()))
 }
 
 // continueSearch opens the cursor of a continued search and folds its

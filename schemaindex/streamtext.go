@@ -190,7 +190,7 @@ func (s StreamSource) projectionExample() string {
 }
 
 // Field ranks for aboutFields, lowest first: the order in which the
-// adapter's record pages show members too (adapter/field_order.go).
+// adapter's record pages show members too (page/member_rank.go).
 const (
 	rankTitle = iota
 	rankTime

@@ -1,24 +1,18 @@
-package adapter
-
-import "github.com/pdpp/pdpp-mcp/page"
+package page
 
 // fitCeiling settles how many of the page's merged hits it shows and its
 // paging handles. A page whose budget stays within the result ceiling
 // shows every hit; a larger one shows the hits that fit the ceiling whole
 // (title and snippet), or as many as searchTextBudget gives within the
 // ceiling cut evenly, whichever is more, and leaves the rest for the next
-// page. next(taken) is the paging state after the page takes taken[i]
-// hits of source i: whether any source has more, and the cursor then.
-// The ranked merge takes a prefix of each source's hits, so any prefix
-// of the page is a valid page.
-func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources int) {
+// page. resume(shown) is the paging state after the page shows its first
+// shown hits: whether any source has more, and the cursor then. The
+// ranked merge takes a prefix of each source's hits, so any prefix of the
+// page is a valid page.
+func (p *searchPage) fitCeiling(resume func(shown int) (bool, string)) {
 	n := len(p.hits)
 	settle := func(k int) {
-		taken := make([]int, sources)
-		for _, src := range p.sources[:k] {
-			taken[src]++
-		}
-		p.hasMore, p.nextCursor = next(taken)
+		p.hasMore, p.nextCursor = resume(k)
 		p.held = n - k
 		p.multiConn = multiConnection(p.hits)
 		p.laid = nil
@@ -27,7 +21,7 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 	// Every page is measured, however few its hits: the framing alone (a
 	// long cursor, a coverage retry, notes) can take what the budget
 	// formula leaves for the lines.
-	if p.ceiling <= 0 || len(p.sources) != n {
+	if p.ceiling <= 0 {
 		return
 	}
 	all, natural, floor := p.hits, make([]int, n), make([]int, n)
@@ -48,7 +42,6 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 	}
 	for k := n - 1; k > 0; k-- {
 		if fits(k) {
-			p.sources = p.sources[:k]
 			return
 		}
 	}
@@ -56,12 +49,14 @@ func (p *searchPage) fitCeiling(next func(taken []int) (bool, string), sources i
 	settle(n)
 }
 
-// fitToCeiling fits the refined page (titles read, warnings final) to the
-// result ceiling.
-func (p *searchPage) fitToCeiling() {
-	if p.next != nil {
-		p.fitCeiling(p.next, p.sourceCount)
+// multiConnection reports whether the hits come from more than one
+// connection: only then does the page show its source mix.
+func multiConnection(hits []searchHit) bool {
+	conns := map[string]bool{}
+	for _, h := range hits {
+		conns[h.ConnectionID] = true
 	}
+	return len(conns) > 1
 }
 
 // framing is the bytes the page takes besides its hit lines, in the
@@ -74,7 +69,7 @@ func (p *searchPage) framing() int {
 		// structuredContent, where every quote and backslash is escaped:
 		// a retry call quoted in a warning doubles them.
 		text += len(w) + 8
-		structured += page.JSONStringLen(w) + 8
+		structured += JSONStringLen(w) + 8
 	}
 	return max(text, structured)
 }

@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"encoding/json"
@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
-	"github.com/pdpp/pdpp-mcp/page"
-	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
 // fetchTextChars bounds a fetched document's text (R-8). It equals the
@@ -39,8 +37,6 @@ type document struct {
 	Metadata documentMetadata `json:"metadata"`
 }
 
-func (document) toolOutput() {}
-
 // documentMetadata is the record's identity and provenance, where its text
 // came from, and the call's source warnings.
 type documentMetadata struct {
@@ -53,7 +49,7 @@ type documentMetadata struct {
 	EmittedAt    string `json:"emitted_at,omitempty"`
 	*textSource
 	NextRead string    `json:"next_read,omitempty"` // the exact call that continues a cut text
-	Warnings []warning `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // textSource names the field the document's text came from; all three
@@ -67,7 +63,7 @@ type textSource struct {
 // buildDocument renders an RS record as a document. The payload is
 // projected to `fields` first, so nothing unrequested reaches text,
 // title or metadata even when the RS ignored the projection.
-func buildDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string) document {
+func buildDocument(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string) document {
 	return buildDocumentChars(requestedID, ref, rec, fields, base, fetchTextChars)
 }
 
@@ -78,8 +74,8 @@ const minFitTextChars = 64
 // cut shorter than fetchTextChars where the whole would pass ceiling bytes
 // (text that JSON escapes, or multi-byte scripts, take several bytes a
 // character): its next_read continues exactly where it stops.
-func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string,
-	warns []warning, ceiling int) []byte {
+func fitDocument(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string,
+	warns []Warning, ceiling int) []byte {
 	chars := fetchTextChars
 	for {
 		doc := buildDocumentChars(requestedID, ref, rec, fields, base, chars)
@@ -96,14 +92,14 @@ func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.
 		}
 		// Shorter by the share of the text's bytes that is over, then
 		// checked again (the text's characters need not be alike).
-		textLen := page.JSONStringLen(doc.Text)
+		textLen := JSONStringLen(doc.Text)
 		next := chars * max(0, textLen-over) / max(1, textLen)
 		chars = max(minFitTextChars, min(next, chars-1))
 	}
 }
 
 // buildDocumentChars is buildDocument with its text cut at chars runes.
-func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rsclient.Record, fields []string, base string, chars int) document {
+func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *Record, fields []string, base string, chars int) document {
 	if rec.ConnectionID != "" {
 		ref.ConnectionID = rec.ConnectionID
 	}
@@ -123,7 +119,7 @@ func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rs
 	if textField == "" {
 		textField = longestString(strs)
 	}
-	doc.Metadata = documentMetadata{ConnectionID: ref.ConnectionID, ConnectorKey: connectorKey(rec.ConnectorKey), Stream: ref.Stream,
+	doc.Metadata = documentMetadata{ConnectionID: ref.ConnectionID, ConnectorKey: ConnectorKey(rec.ConnectorKey), Stream: ref.Stream,
 		RecordID: ref.RecordID, DisplayName: rec.DisplayName, EventTime: eventTime, EmittedAt: rec.EmittedAt}
 	var lines string
 	if len(fields) > 0 {
@@ -135,18 +131,18 @@ func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rs
 			return doc
 		}
 		// No prose: show the (projected, sanitized) payload as compact JSON.
-		preview := string(page.SanitizeForPreview(payload, 512))
-		doc.Text, _ = page.TruncateRunes(preview, chars)
+		preview := string(SanitizeForPreview(payload, 512))
+		doc.Text, _ = TruncateRunes(preview, chars)
 		return doc
 	}
 	// The body's first fetchTextChars+1 runes decide the cut exactly as
 	// the whole body would; the rest was counted, never decoded.
 	body := strs[textField]
 	total := body.si.Runes
-	text, cut := page.TruncateRunes(body.si.Prefix, chars)
+	text, cut := TruncateRunes(body.si.Prefix, chars)
 	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
-		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(page.Ellipsis)
+		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(Ellipsis)
 		next := fmt.Sprintf(`read_record_field {"id":%s,"field_path":%s,"offset_chars":%d}`, quote(ref.ID()), quote(textField), shown)
 		doc.Metadata.NextRead = next
 		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
@@ -181,10 +177,10 @@ const (
 // shows every value it was asked for (R-8). Long values are cut with …
 // and the exact read_record_field call that continues them; a field the
 // record does not carry (absent, or not granted) says so.
-func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, textField string) string {
+func fieldLines(ref contentladder.RecordRef, members []Member, fields []string, textField string) string {
 	byName := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
-		byName[m.key] = m.value
+		byName[m.Key] = m.Value
 	}
 	share := max(fetchFieldMinRunes, fetchFieldRunes/max(1, len(fields)))
 	var b strings.Builder
@@ -202,12 +198,12 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 		// A JSON null decodes into a string as "" without error: it must
 		// print as null, not as an empty value.
 		var s string
-		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !page.IsLargeBase64(s)
+		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !IsLargeBase64(s)
 		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON
-			s = string(page.SanitizeForPreview(raw, fetchFieldMinRunes))
+			s = string(SanitizeForPreview(raw, fetchFieldMinRunes))
 		}
 		total := utf8.RuneCountInString(s)
-		v, cut := page.TruncateRunes(flatten(s), share)
+		v, cut := TruncateRunes(flatten(s), share)
 		fmt.Fprintf(&b, "%s: %s", f, v)
 		switch {
 		case cut && isText:
@@ -222,35 +218,6 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 	return b.String()
 }
 
-// connectorKey reduces a registry URI source id to its canonical key.
-func connectorKey(k string) string {
-	if i := strings.LastIndex(k, "/"); i >= 0 && strings.Contains(k, "://") {
-		return k[i+1:]
-	}
-	return k
-}
-
-// fallbackTitle names an untitled record by source, stream and its
-// authored time; the ingest time only when nothing better exists, and then
-// labelled "ingested …". Never the snippet or body (R-7).
-func fallbackTitle(display, connector, stream, eventTime, emittedAt string) string {
-	label := display
-	if label == "" {
-		label = connectorKey(connector)
-	}
-	ts := eventTime
-	if ts == "" && emittedAt != "" {
-		ts = "ingested " + emittedAt // labelled: an ingest time is not the record's date (R-7)
-	}
-	var parts []string
-	for _, p := range []string{label, stream, ts} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, " / ")
-}
-
 // recordURL is the canonical RS address of a record, scoped to its
 // connection so the reference is unambiguous.
 func recordURL(base string, ref contentladder.RecordRef) string {
@@ -261,17 +228,17 @@ func recordURL(base string, ref contentladder.RecordRef) string {
 	return u
 }
 
-func stringMembers(members []kv) map[string]docString {
+func stringMembers(members []Member) map[string]docString {
 	out := map[string]docString{}
 	for _, m := range members {
-		if len(m.value) == 0 || m.value[0] != '"' {
+		if len(m.Value) == 0 || m.Value[0] != '"' {
 			continue // only strings; the values are valid JSON (validObjectMembers)
 		}
-		d := docString{raw: m.value, si: page.ScanString(m.value, docPrefixRunes)}
+		d := docString{raw: m.Value, si: ScanString(m.Value, docPrefixRunes)}
 		if strings.TrimSpace(d.si.Prefix) == "" && (!d.longer() || strings.TrimSpace(d.value()) == "") {
 			continue
 		}
-		out[m.key] = d
+		out[m.Key] = d
 	}
 	return out
 }
@@ -286,7 +253,7 @@ const docPrefixRunes = fetchTextChars + 1
 // docPrefixRunes runes decoded, its length and kind counted.
 type docString struct {
 	raw json.RawMessage
-	si  page.StringInfo
+	si  StringInfo
 }
 
 // longer reports a string longer than its decoded prefix.
@@ -295,23 +262,19 @@ func (d docString) longer() bool { return d.si.Runes > docPrefixRunes }
 // value is the whole string, decoded only when the prefix is not all of it.
 func (d docString) value() string {
 	if d.longer() {
-		return page.DecodeJSONString(d.raw)
+		return DecodeJSONString(d.raw)
 	}
 	return d.si.Prefix
 }
 
 // validObjectMembers are the members of a record's data, which rsclient
 // decoded (or project re-encoded) and so is valid JSON: not scanned again.
-func validObjectMembers(payload json.RawMessage) []kv {
-	members, ok := page.ObjectMembersOfValid(payload)
+func validObjectMembers(payload json.RawMessage) []Member {
+	members, ok := ObjectMembersOfValid(payload)
 	if !ok {
 		return nil
 	}
-	out := make([]kv, len(members))
-	for i, m := range members {
-		out[i] = kv{m.Key, m.Value}
-	}
-	return out
+	return members
 }
 
 func firstOf(strs map[string]docString, keys []string) string {

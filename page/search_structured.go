@@ -1,4 +1,4 @@
-package adapter
+package page
 
 // searchResult is search's structuredContent: the same page as the text,
 // for a model reading JSON (R-3, R-7). Hosts such as Claude Code and Codex
@@ -17,8 +17,6 @@ type searchResult struct {
 	How          string      `json:"how,omitempty"` // what a hit row holds and what to do with it
 	Hits         [][5]string `json:"hits"`
 }
-
-func (searchResult) toolOutput() {}
 
 // A hit row's cells are the text line's parts in its order: id, title,
 // source, field, snippet (searchHow names them). Rows of cells, not

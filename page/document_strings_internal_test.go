@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // FuzzDocStringsMatchWholeDecoding: fetch decodes only each string
@@ -31,17 +29,17 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 		if escape {
 			raw, _ = json.Marshal(body) // \u escapes for <, >, & and controls
 		} else {
-			raw = page.AppendJSONString(nil, body)
+			raw = AppendJSONString(nil, body)
 		}
-		members := []kv{{"body", raw}, {"n", json.RawMessage("1")}, {"short", json.RawMessage(`"hi"`)}}
+		members := []Member{{Key: "body", Value: raw}, {Key: "n", Value: json.RawMessage("1")}, {Key: "short", Value: json.RawMessage(`"hi"`)}}
 		got := stringMembers(members)
 		want := map[string]string{}
 		for _, m := range members {
-			if m.value[0] != '"' {
+			if m.Value[0] != '"' {
 				continue
 			}
-			if s := page.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
-				want[m.key] = s
+			if s := DecodeJSONString(m.Value); strings.TrimSpace(s) != "" {
+				want[m.Key] = s
 			}
 		}
 		type use struct {
@@ -53,11 +51,11 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 		}
 		wantUses, gotUses := map[string]use{}, map[string]use{}
 		for k, s := range want {
-			text, cut := page.TruncateRunes(s, fetchTextChars)
-			wantUses[k] = use{s, utf8.RuneCountInString(s), page.IsLargeBase64(s), text, cut}
+			text, cut := TruncateRunes(s, fetchTextChars)
+			wantUses[k] = use{s, utf8.RuneCountInString(s), IsLargeBase64(s), text, cut}
 		}
 		for k, d := range got {
-			text, cut := page.TruncateRunes(d.si.Prefix, fetchTextChars)
+			text, cut := TruncateRunes(d.si.Prefix, fetchTextChars)
 			gotUses[k] = use{d.value(), d.si.Runes, d.si.Binary, text, cut}
 		}
 		if diff := cmp.Diff(wantUses, gotUses); diff != "" {

@@ -1,4 +1,4 @@
-package adapter
+package page
 
 // recordsPageResult is query_records' structuredContent: the same page as
 // the text, for a model reading JSON. Hosts such as Claude Code and
@@ -26,8 +26,6 @@ type recordsPageResult struct {
 // says what a record line holds.
 const recordRowLegend = "records are [fetch id, fields(, deleted_at)]; … marks a cut"
 
-func (recordsPageResult) toolOutput() {}
-
 // recordOnPage is one record, written as a row [fetch id, fields] (and the
 // tombstone time of a deleted record third): its fields as fitted for the
 // page (compact JSON whose cut strings end in … and whose left-out members
@@ -43,9 +41,9 @@ type recordOnPage struct {
 // facts as members, the text's warning lines, the fitted records and the
 // cut hint. warns are the call's source warnings, which the text appends
 // as lines too.
-func (p *recordPage) structured(warns []warning) recordsPageResult {
+func (p *recordPage) structured(warns []Warning) recordsPageResult {
 	r := p.structuredHead()
-	r.Warnings = append(r.Warnings, warningLines(warns)...)
+	r.Warnings = append(r.Warnings, WarningLines(warns)...)
 	r.Records = make([]recordOnPage, len(p.records))
 	for i, rec := range p.records {
 		r.Records[i] = recordOnPage{ID: rec.ID, Data: p.fittedJSON(i)}

@@ -1,10 +1,8 @@
-package adapter
+package page
 
 import (
 	"slices"
 	"strconv"
-
-	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // appendJSON writes the page as encoding/json (without HTML escaping)
@@ -22,7 +20,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 	}
 	dst = slices.Grow(dst, size)
 	dst = append(dst, `{"stream":`...)
-	dst = page.AppendJSONString(dst, r.Stream)
+	dst = AppendJSONString(dst, r.Stream)
 	dst = append(dst, `,"records_shown":`...)
 	dst = strconv.AppendInt(dst, int64(r.RecordsShown), 10)
 	dst = append(dst, `,"has_more":`...)
@@ -41,7 +39,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = page.AppendJSONString(dst, w)
+			dst = AppendJSONString(dst, w)
 		}
 		dst = append(dst, ']')
 	}
@@ -65,7 +63,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 
 func (e recordOnPage) appendJSON(dst []byte) []byte {
 	dst = append(dst, '[')
-	dst = page.AppendJSONString(dst, e.ID)
+	dst = AppendJSONString(dst, e.ID)
 	dst = append(dst, ',')
 	if len(e.Data) == 0 {
 		dst = append(dst, "null"...)
@@ -74,7 +72,7 @@ func (e recordOnPage) appendJSON(dst []byte) []byte {
 	}
 	if e.DeletedAt != "" {
 		dst = append(dst, ',')
-		dst = page.AppendJSONString(dst, e.DeletedAt)
+		dst = AppendJSONString(dst, e.DeletedAt)
 	}
 	return append(dst, ']')
 }
@@ -92,5 +90,5 @@ func appendStringMember(dst []byte, name, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return page.AppendJSONString(dst, value)
+	return AppendJSONString(dst, value)
 }

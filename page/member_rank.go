@@ -1,4 +1,4 @@
-package adapter
+package page
 
 import (
 	"cmp"
@@ -148,3 +148,21 @@ type rankedMember struct {
 	key  string
 	kid  *preview
 }
+
+// Member ranks other packages compare with: a member ranked RankSummary
+// or lower says what a record is about (title, time, actor, summary).
+const (
+	RankTitle   = rankTitle
+	RankTime    = rankTime
+	RankSummary = rankSummary
+)
+
+// MemberRank is the rank of a stream's member, lowest first, given the
+// roles its schema declares (name → role): the order a record page shows
+// members in.
+func MemberRank(roles map[string]string, name string) int {
+	return memberRanker{roles: roles}.rank(name)
+}
+
+// RankByName is a member's rank guessed from its name alone.
+func RankByName(name string) int { return rankByName(name) }
