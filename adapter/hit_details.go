@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -132,40 +132,46 @@ func readFor(f hitFields, h searchHit) hitFields {
 func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage, searchTook time.Duration) []warning {
 	budget, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
 	defer cancel()
-	var wg sync.WaitGroup
-	pending := make([]bool, len(p.hits))
+	type titleRead struct {
+		hit        int // index in p.hits
+		titleField string
+		read       hitDetailRead
+	}
+	var reads []titleRead
 	for i := range p.hits {
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
 		// reads below run concurrently and must not touch fields' map.
 		stream := fields.of(*h)
-		titleField, want := stream.title, readFor(stream, *h)
+		want := readFor(stream, *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
-		key := hitDetailKey(h, want)
-		if d, err, ok := s.hitDetails.c.Peek(key); ok {
+		read := newHitDetailRead(h, want)
+		if d, err, ok := s.hitDetails.c.Peek(read.key); ok {
 			if err == nil {
-				h.applyDetails(d, want, titleField)
+				h.applyDetails(d, want, stream.title)
 			}
 			continue
 		}
-		// Started here, in the loop: every read of the page is under way
-		// before any wait begins, however late the goroutines run.
-		read := s.startHitDetail(ctx, h, want, key)
-		wg.Go(func() {
-			d, err := read.Wait(budget)
-			if err != nil {
-				// Still running at the budget (Wait returns the budget's
-				// own error then): the fallback title stays, and says so
-				// when it stands for a title.
-				pending[i] = want.title != "" && err == budget.Err()
-				return
-			}
-			h.applyDetails(d, want, titleField)
-		})
+		reads = append(reads, titleRead{hit: i, titleField: stream.title, read: read})
 	}
-	wg.Wait()
+	// Detached: every read starts, whatever the budget's state, and one
+	// still running at the budget goes on filling the cache. Each read is
+	// handed copies of what it needs (hitDetailRead), never the page.
+	details, errs := fanout.Run(budget, len(reads), fanout.Options{Detach: true},
+		func(ctx context.Context, j int) (hitDetail, error) { return s.readHitDetail(ctx, reads[j].read) })
+	pending := make([]bool, len(p.hits))
+	for j, r := range reads {
+		if errs[j] != nil {
+			// Still running at the budget (the budget's own error then):
+			// the fallback title stays, and says so when it stands for a
+			// title.
+			pending[r.hit] = r.read.want.title != "" && errs[j] == budget.Err()
+			continue
+		}
+		p.hits[r.hit].applyDetails(details[j], r.read.want, r.titleField)
+	}
 	return p.markPending(pending)
 }
 
