@@ -98,10 +98,14 @@ func Run[T any](ctx context.Context, n int, opts Options, task func(ctx context.
 	if opts.Limit > 0 {
 		workers = min(opts.Limit, n)
 	}
+	var running sync.WaitGroup
 	for range workers {
-		go b.work(runCtx, opts, task)
+		running.Go(func() { b.work(runCtx, opts, task) })
 	}
 	b.wait(ctx, opts.Detach)
+	if !opts.Detach {
+		running.Wait() // the workers are leaving: none outlives Run
+	}
 	return b.close(ctx, vals, errs)
 }
 
@@ -113,18 +117,18 @@ func runInline[T any](ctx context.Context, opts Options, task func(context.Conte
 			panic(&TaskPanic{Index: 0, Value: r, Stack: debug.Stack()})
 		}
 	}()
-	return runOne(ctx, ctx, opts, 0, task)
+	return runOne(ctx, opts, 0, task)
 }
 
-// runOne runs task i once its shared slot is free: the wait watches
-// waitCtx, the task runs on runCtx under its own Timeout from now.
-func runOne[T any](waitCtx, runCtx context.Context, opts Options, i int, task func(context.Context, int) (T, error)) (T, error) {
+// runOne runs task i once its shared slot is free (a wait that watches
+// ctx), under its own Timeout from then. A ctx already ended runs nothing.
+func runOne[T any](ctx context.Context, opts Options, i int, task func(context.Context, int) (T, error)) (T, error) {
 	var zero T
-	if err := waitCtx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
 	if opts.Shared != nil {
-		release, err := opts.Shared.Acquire(waitCtx)
+		release, err := opts.Shared.Acquire(ctx)
 		if err != nil {
 			return zero, err
 		}
@@ -132,10 +136,10 @@ func runOne[T any](waitCtx, runCtx context.Context, opts Options, i int, task fu
 	}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(runCtx, opts.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	return task(runCtx, i)
+	return task(ctx, i)
 }
 
 // batch is one Run's shared state: the queue of tasks not yet started and
@@ -195,7 +199,7 @@ func (b *batch[T]) runTask(ctx context.Context, opts Options, i int, task func(c
 		}
 		b.end(i, v, err, nil)
 	}()
-	v, err = runOne(ctx, ctx, opts, i, task)
+	v, err = runOne(ctx, opts, i, task)
 }
 
 // end records task i's outcome; false when the batch was closed already
