@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -95,7 +96,7 @@ func fitDocument(requestedID string, ref contentladder.RecordRef, rec *rsclient.
 		}
 		// Shorter by the share of the text's bytes that is over, then
 		// checked again (the text's characters need not be alike).
-		textLen := contentladder.JSONStringLen(doc.Text)
+		textLen := page.JSONStringLen(doc.Text)
 		next := chars * max(0, textLen-over) / max(1, textLen)
 		chars = max(minFitTextChars, min(next, chars-1))
 	}
@@ -134,18 +135,18 @@ func buildDocumentChars(requestedID string, ref contentladder.RecordRef, rec *rs
 			return doc
 		}
 		// No prose: show the (projected, sanitized) payload as compact JSON.
-		preview := string(contentladder.SanitizeForPreview(payload, 512))
-		doc.Text, _ = contentladder.TruncateRunes(preview, chars)
+		preview := string(page.SanitizeForPreview(payload, 512))
+		doc.Text, _ = page.TruncateRunes(preview, chars)
 		return doc
 	}
 	// The body's first fetchTextChars+1 runes decide the cut exactly as
 	// the whole body would; the rest was counted, never decoded.
 	body := strs[textField]
 	total := body.si.Runes
-	text, cut := contentladder.TruncateRunes(body.si.Prefix, chars)
+	text, cut := page.TruncateRunes(body.si.Prefix, chars)
 	doc.Metadata.textSource = &textSource{TextField: textField, TextTotalChars: total, TextComplete: !cut}
 	if cut {
-		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(contentladder.Ellipsis)
+		shown := utf8.RuneCountInString(text) - utf8.RuneCountInString(page.Ellipsis)
 		next := fmt.Sprintf(`read_record_field {"id":%s,"field_path":%s,"offset_chars":%d}`, quote(ref.ID()), quote(textField), shown)
 		doc.Metadata.NextRead = next
 		text += fmt.Sprintf("\n[text cut at %d of %d chars; continue with %s]", shown, total, next)
@@ -201,12 +202,12 @@ func fieldLines(ref contentladder.RecordRef, members []kv, fields []string, text
 		// A JSON null decodes into a string as "" without error: it must
 		// print as null, not as an empty value.
 		var s string
-		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !contentladder.IsLargeBase64(s)
+		isText := string(raw) != "null" && json.Unmarshal(raw, &s) == nil && !page.IsLargeBase64(s)
 		if !isText { // numbers, booleans, arrays, objects, binary stubs: compact JSON
-			s = string(contentladder.SanitizeForPreview(raw, fetchFieldMinRunes))
+			s = string(page.SanitizeForPreview(raw, fetchFieldMinRunes))
 		}
 		total := utf8.RuneCountInString(s)
-		v, cut := contentladder.TruncateRunes(flatten(s), share)
+		v, cut := page.TruncateRunes(flatten(s), share)
 		fmt.Fprintf(&b, "%s: %s", f, v)
 		switch {
 		case cut && isText:
@@ -266,7 +267,7 @@ func stringMembers(members []kv) map[string]docString {
 		if len(m.value) == 0 || m.value[0] != '"' {
 			continue // only strings; the values are valid JSON (validObjectMembers)
 		}
-		d := docString{raw: m.value, si: contentladder.ScanString(m.value, docPrefixRunes)}
+		d := docString{raw: m.value, si: page.ScanString(m.value, docPrefixRunes)}
 		if strings.TrimSpace(d.si.Prefix) == "" && (!d.longer() || strings.TrimSpace(d.value()) == "") {
 			continue
 		}
@@ -285,7 +286,7 @@ const docPrefixRunes = fetchTextChars + 1
 // docPrefixRunes runes decoded, its length and kind counted.
 type docString struct {
 	raw json.RawMessage
-	si  contentladder.StringInfo
+	si  page.StringInfo
 }
 
 // longer reports a string longer than its decoded prefix.
@@ -294,7 +295,7 @@ func (d docString) longer() bool { return d.si.Runes > docPrefixRunes }
 // value is the whole string, decoded only when the prefix is not all of it.
 func (d docString) value() string {
 	if d.longer() {
-		return contentladder.DecodeJSONString(d.raw)
+		return page.DecodeJSONString(d.raw)
 	}
 	return d.si.Prefix
 }
@@ -302,7 +303,7 @@ func (d docString) value() string {
 // validObjectMembers are the members of a record's data, which rsclient
 // decoded (or project re-encoded) and so is valid JSON: not scanned again.
 func validObjectMembers(payload json.RawMessage) []kv {
-	members, ok := contentladder.ObjectMembersOfValid(payload)
+	members, ok := page.ObjectMembersOfValid(payload)
 	if !ok {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // FuzzDocStringsMatchWholeDecoding: fetch decodes only each string
@@ -31,7 +31,7 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 		if escape {
 			raw, _ = json.Marshal(body) // \u escapes for <, >, & and controls
 		} else {
-			raw = contentladder.AppendJSONString(nil, body)
+			raw = page.AppendJSONString(nil, body)
 		}
 		members := []kv{{"body", raw}, {"n", json.RawMessage("1")}, {"short", json.RawMessage(`"hi"`)}}
 		got := stringMembers(members)
@@ -40,7 +40,7 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 			if m.value[0] != '"' {
 				continue
 			}
-			if s := contentladder.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
+			if s := page.DecodeJSONString(m.value); strings.TrimSpace(s) != "" {
 				want[m.key] = s
 			}
 		}
@@ -53,11 +53,11 @@ func FuzzDocStringsMatchWholeDecoding(f *testing.F) {
 		}
 		wantUses, gotUses := map[string]use{}, map[string]use{}
 		for k, s := range want {
-			text, cut := contentladder.TruncateRunes(s, fetchTextChars)
-			wantUses[k] = use{s, utf8.RuneCountInString(s), contentladder.IsLargeBase64(s), text, cut}
+			text, cut := page.TruncateRunes(s, fetchTextChars)
+			wantUses[k] = use{s, utf8.RuneCountInString(s), page.IsLargeBase64(s), text, cut}
 		}
 		for k, d := range got {
-			text, cut := contentladder.TruncateRunes(d.si.Prefix, fetchTextChars)
+			text, cut := page.TruncateRunes(d.si.Prefix, fetchTextChars)
 			gotUses[k] = use{d.value(), d.si.Runes, d.si.Binary, text, cut}
 		}
 		if diff := cmp.Diff(wantUses, gotUses); diff != "" {

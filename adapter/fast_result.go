@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // The result fast path. mcp-go encodes a tools/call answer by building a
@@ -285,7 +285,7 @@ func contentSize(content []mcp.Content) int {
 	n := 0
 	for _, c := range content {
 		if t, ok := c.(mcp.TextContent); ok {
-			n += contentladder.JSONStringLen(t.Text) + 32
+			n += page.JSONStringLen(t.Text) + 32
 		} else {
 			n += 256
 		}
@@ -321,9 +321,9 @@ func structuredJSON(res *mcp.CallToolResult) ([]byte, bool) {
 func appendContent(dst []byte, c mcp.Content) ([]byte, bool) {
 	if t, ok := c.(mcp.TextContent); ok && t.Annotations == nil && t.Meta == nil {
 		dst = append(dst, `{"type":`...)
-		dst = contentladder.AppendJSONString(dst, t.Type)
+		dst = page.AppendJSONString(dst, t.Type)
 		dst = append(dst, `,"text":`...)
-		dst = contentladder.AppendJSONString(dst, t.Text)
+		dst = page.AppendJSONString(dst, t.Text)
 		return append(dst, '}'), true
 	}
 	b, err := json.Marshal(c)

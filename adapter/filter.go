@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"strings"
 
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -114,7 +114,7 @@ type kv struct {
 
 // orderedObject decodes one JSON object into its members in document order.
 func orderedObject(raw json.RawMessage) ([]kv, error) {
-	if members, ok := contentladder.ObjectMembers(raw); ok {
+	if members, ok := page.ObjectMembers(raw); ok {
 		out := make([]kv, len(members))
 		for i, m := range members {
 			out[i] = kv{m.Key, m.Value}

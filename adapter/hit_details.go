@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/fanout"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -210,7 +210,7 @@ func (p *searchPage) markPending(pending []bool) []warning {
 // title and event-time text; titleField is the stream's title field.
 func (h *searchHit) applyDetails(d hitDetail, want hitFields, titleField string) {
 	if d.time != "" {
-		h.EventTime, _ = contentladder.TruncateRunes(oneLine(d.time), maxEventTime)
+		h.EventTime, _ = page.TruncateRunes(oneLine(d.time), maxEventTime)
 	}
 	if title := oneLine(d.title); want.title != "" && title != "" {
 		h.Title = title
@@ -246,25 +246,26 @@ func titleWait(w Waits) time.Duration {
 }
 
 // minTitleBudget is the least a page waits for its titles, however fast
-// its search was. A search on a quiet reference RS takes about 16 ms, but
-// that RS serves the page's title reads one after another (about 6 ms
-// each: one Node process over SQLite), so 25 titles take about 150 ms
-// there; a floor of twice the search's time would leave most of them
-// pending. Real titles are worth the wait: the floor covers a serial RS's
-// wave, and a wave that ends sooner (any RS that serves reads at once)
-// ends the wait sooner.
-const minTitleBudget = 250 * time.Millisecond
+// its search was: on loopback a search can take a millisecond, and the
+// RS still needs a few to serve the page's reads at once.
+const minTitleBudget = 25 * time.Millisecond
 
 // titleBudget is how long a page waits for its titles: about one more
-// round trip than its search took (twice the search's time: the title
-// wave is one round trip plus the RS serving the page's reads at once),
-// never less than minTitleBudget and never more than titleWait. Unbounded
-// waits (tests, --wait-for-details) stay unbounded, so no page depends on
-// the machine's speed there.
+// round trip than its search took — one and a half times the search's
+// time, since the title wave is one round trip plus the RS serving the
+// page's reads at once, and a record read costs an RS less than a search
+// — never less than minTitleBudget and never more than titleWait. So a
+// first page costs about two and a half searches wherever the RS is. An
+// RS that serves reads one after another (the reference RS: one Node
+// process, about 6–10 ms a read) titles the first hits in that time and
+// leaves the rest marked pending; their reads go on and fill the cache,
+// so the same search again is titled whole, and --wait-for-details waits
+// for every title. Unbounded waits (tests, --wait-for-details) stay
+// unbounded, so no page depends on the machine's speed there.
 func titleBudget(w Waits, searchTook time.Duration) time.Duration {
 	limit := titleWait(w)
 	if limit < 0 {
 		return limit
 	}
-	return min(limit, max(minTitleBudget, 2*searchTook))
+	return min(limit, max(minTitleBudget, searchTook*3/2))
 }

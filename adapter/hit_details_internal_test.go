@@ -40,8 +40,9 @@ func TestTitleBudget(t *testing.T) {
 		want time.Duration
 	}{
 		{defaultWaits, time.Millisecond, minTitleBudget},
-		{defaultWaits, 50 * time.Millisecond, minTitleBudget},
-		{defaultWaits, 400 * time.Millisecond, 800 * time.Millisecond},
+		{defaultWaits, 16 * time.Millisecond, minTitleBudget},
+		{defaultWaits, 50 * time.Millisecond, 75 * time.Millisecond},
+		{defaultWaits, 400 * time.Millisecond, 600 * time.Millisecond},
 		{defaultWaits, 5 * time.Second, 2 * time.Second},
 		{Waits{HitTitles: 2 * time.Second, Source: 150 * time.Millisecond}, time.Second, 150 * time.Millisecond},
 		{Waits{HitTitles: 10 * time.Millisecond, Source: Unbounded}, time.Second, 10 * time.Millisecond},

@@ -15,6 +15,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
@@ -254,20 +255,20 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 			t.Error("raw base64 inlined")
 		}
 	}
-	var page pageJSON
-	if err := json.Unmarshal(r.StructuredContent, &page); err != nil {
+	var structured pageJSON
+	if err := json.Unmarshal(r.StructuredContent, &structured); err != nil {
 		t.Fatal(err)
 	}
 	if budget := 2000 + 300*25; len(r.StructuredContent) > budget {
 		t.Errorf("structuredContent %d B > %d", len(r.StructuredContent), budget)
 	}
-	if len(page.Records) != 25 || page.Cut == "" {
-		t.Fatalf("structuredContent shows %d of 25 records, cut hint %q", len(page.Records), page.Cut)
+	if len(structured.Records) != 25 || structured.Cut == "" {
+		t.Fatalf("structuredContent shows %d of 25 records, cut hint %q", len(structured.Records), structured.Cut)
 	}
 	// Each resource link continues a cut field exactly where the page's
 	// preview of it stops.
 	shown := map[string]map[string]any{}
-	for _, rec := range page.Records {
+	for _, rec := range structured.Records {
 		shown[rec.ID] = rec.Data
 	}
 	links := 0
@@ -281,7 +282,7 @@ func TestRecordPageBudgetsWithLongBodies(t *testing.T) {
 			t.Fatalf("%s: %v", c.URI, err)
 		}
 		value, _ := shown[spec.Ref.ID()][spec.FieldPath].(string)
-		if want := len([]rune(strings.TrimSuffix(value, contentladder.Ellipsis))); spec.OffsetChars != want {
+		if want := len([]rune(strings.TrimSuffix(value, page.Ellipsis))); spec.OffsetChars != want {
 			t.Errorf("%s %s: link starts at %d, the page shows %d runes", spec.Ref.ID(), spec.FieldPath, spec.OffsetChars, want)
 		}
 		rr, err := e.c.rpcRaw("resources/read", map[string]any{"uri": c.URI})

@@ -1,6 +1,6 @@
 package adapter
 
-import "github.com/pdpp/pdpp-mcp/contentladder"
+import "github.com/pdpp/pdpp-mcp/page"
 
 // A record page parses each payload once (parsePreview) and renders all
 // its views from that parse: the fitted preview (the text line and
@@ -8,43 +8,43 @@ import "github.com/pdpp/pdpp-mcp/contentladder"
 // view (a validity scan and a full decode of every long body per view)
 // was most of query_records' cost.
 
-// ladderFieldsOf is what contentladder.LadderFromFields needs of an object
+// ladderFieldsOf is what page.LadderFromFields needs of an object
 // payload's members, taken from the parse: strings are already counted and
 // checked for base64, so only nested values are classified from their
 // bytes. ok is false when there is no parse, the payload is not an object
 // or it repeats a member name (the ladder resolves repeats itself: BuildLadder).
-func (p *preview) ladderFieldsOf() ([]contentladder.FieldInfo, bool) {
+func (p *preview) ladderFieldsOf() ([]page.FieldInfo, bool) {
 	if p == nil || p.kind != 'o' || repeatsKey(p.keys) {
 		return nil, false
 	}
-	out := make([]contentladder.FieldInfo, len(p.kids))
+	out := make([]page.FieldInfo, len(p.kids))
 	for i, k := range p.kids {
 		out[i] = k.fieldInfo(p.keys[i])
 	}
 	return out, true
 }
 
-// fieldInfo is contentladder.Classify of the member named key whose value
+// fieldInfo is page.Classify of the member named key whose value
 // p is, from the parse.
-func (p *preview) fieldInfo(key string) contentladder.FieldInfo {
+func (p *preview) fieldInfo(key string) page.FieldInfo {
 	switch {
 	case p.kind == 's':
-		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassText, SizeChars: p.runes}
+		return page.FieldInfo{Path: key, Type: "string", Class: page.ClassText, SizeChars: p.runes}
 	case p.bin != nil:
-		return contentladder.FieldInfo{Path: key, Type: "string", Class: contentladder.ClassBinary, SizeChars: p.runes,
+		return page.FieldInfo{Path: key, Type: "string", Class: page.ClassBinary, SizeChars: p.runes,
 			MIMEType: p.bin.mime, SizeBytes: p.bin.bytes}
 	case p.kind == 'a':
-		return contentladder.FieldInfo{Path: key, Type: "array", Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(p.raw)}
-	case p.kind == 'o' && !contentladder.MayBeBlobRef(p.keys):
-		return contentladder.FieldInfo{Path: key, Type: "object", Class: contentladder.ClassJSON, SizeChars: contentladder.CompactRunes(p.raw)}
+		return page.FieldInfo{Path: key, Type: "array", Class: page.ClassJSON, SizeChars: page.CompactRunes(p.raw)}
+	case p.kind == 'o' && !page.MayBeBlobRef(p.keys):
+		return page.FieldInfo{Path: key, Type: "object", Class: page.ClassJSON, SizeChars: page.CompactRunes(p.raw)}
 	case p.kind == 'o': // a possible blob reference: the exact rule
-		return contentladder.Classify(key, p.raw)
+		return page.Classify(key, p.raw)
 	case p.lit == "null":
-		return contentladder.FieldInfo{Path: key, Type: "null", Class: contentladder.ClassNull}
+		return page.FieldInfo{Path: key, Type: "null", Class: page.ClassNull}
 	case p.lit == "true" || p.lit == "false":
-		return contentladder.FieldInfo{Path: key, Type: "boolean", Class: contentladder.ClassScalar, SizeChars: len(p.lit)}
+		return page.FieldInfo{Path: key, Type: "boolean", Class: page.ClassScalar, SizeChars: len(p.lit)}
 	}
-	return contentladder.FieldInfo{Path: key, Type: "number", Class: contentladder.ClassScalar, SizeChars: len(p.lit)}
+	return page.FieldInfo{Path: key, Type: "number", Class: page.ClassScalar, SizeChars: len(p.lit)}
 }
 
 // repeatsKey reports whether a member name occurs twice.

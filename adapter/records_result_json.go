@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // appendJSON writes the page as encoding/json (without HTML escaping)
@@ -22,7 +22,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 	}
 	dst = slices.Grow(dst, size)
 	dst = append(dst, `{"stream":`...)
-	dst = contentladder.AppendJSONString(dst, r.Stream)
+	dst = page.AppendJSONString(dst, r.Stream)
 	dst = append(dst, `,"records_shown":`...)
 	dst = strconv.AppendInt(dst, int64(r.RecordsShown), 10)
 	dst = append(dst, `,"has_more":`...)
@@ -41,7 +41,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = contentladder.AppendJSONString(dst, w)
+			dst = page.AppendJSONString(dst, w)
 		}
 		dst = append(dst, ']')
 	}
@@ -65,7 +65,7 @@ func (r recordsPageResult) appendJSON(dst []byte) []byte {
 
 func (e recordOnPage) appendJSON(dst []byte) []byte {
 	dst = append(dst, '[')
-	dst = contentladder.AppendJSONString(dst, e.ID)
+	dst = page.AppendJSONString(dst, e.ID)
 	dst = append(dst, ',')
 	if len(e.Data) == 0 {
 		dst = append(dst, "null"...)
@@ -74,7 +74,7 @@ func (e recordOnPage) appendJSON(dst []byte) []byte {
 	}
 	if e.DeletedAt != "" {
 		dst = append(dst, ',')
-		dst = contentladder.AppendJSONString(dst, e.DeletedAt)
+		dst = page.AppendJSONString(dst, e.DeletedAt)
 	}
 	return append(dst, ']')
 }
@@ -92,5 +92,5 @@ func appendStringMember(dst []byte, name, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return contentladder.AppendJSONString(dst, value)
+	return page.AppendJSONString(dst, value)
 }

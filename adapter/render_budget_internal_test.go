@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -276,7 +277,7 @@ func genSearchPage(rng *rand.Rand) *searchPage {
 		h := searchHit{Ref: contentladder.RecordRef{ConnectionID: conn, Stream: "messages", RecordID: genID(rng, 1+rng.IntN(120))},
 			ConnectionID: conn, ConnectorKey: "gmail", Display: genText(rng, rng.IntN(80)), Title: genText(rng, rng.IntN(300)),
 			SnippetField: "body", EmittedAt: "2026-01-01T00:00:00Z"}
-		h.Snippet, _ = contentladder.TruncateMarked(snippet.String(), searchResultSnippet)
+		h.Snippet, _ = page.TruncateMarked(snippet.String(), searchResultSnippet)
 		p.hits = append(p.hits, h)
 		p.multiConn = p.multiConn || conn != p.hits[0].ConnectionID
 	}
@@ -392,7 +393,7 @@ func TestFieldLinesCutWithContinuation(t *testing.T) {
 	var shown int
 	fmt.Sscan(m[1], &shown)
 	prefix := strings.TrimPrefix(strings.SplitN(text, " [cut at", 2)[0], "notes: ")
-	prefix = strings.TrimSuffix(prefix, contentladder.Ellipsis)
+	prefix = strings.TrimSuffix(prefix, page.Ellipsis)
 	if want := flatten(string([]rune(long)[:shown])); prefix != want {
 		t.Errorf("shown prefix is not the first %d chars of the value", shown)
 	}
@@ -479,5 +480,5 @@ func (p *preview) minimal() string {
 	case p.kind == 'l' && p.lit == "null":
 		return ""
 	}
-	return contentladder.Ellipsis
+	return page.Ellipsis
 }

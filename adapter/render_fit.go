@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // Bounds of the value previews that page texts cut to fit.
@@ -110,7 +110,7 @@ func (p *preview) buildMarks() {
 	p.marks = make([]cutMark, 0, len(s)/markRunes+1)
 	n, runes := 1, 0
 	for i := 0; i < len(s); {
-		w, c := contentladder.JSONRuneCost(s, i)
+		w, c := page.JSONRuneCost(s, i)
 		n += c
 		i += w
 		if runes++; runes%markRunes == 0 {
@@ -301,9 +301,9 @@ func (w *previewWalker) value(depth int) (*preview, bool) {
 		lit := w.b[start:w.i:w.i]
 		// Only the runes a preview can show are decoded; the rest of a
 		// long body is counted.
-		si := contentladder.ScanString(lit, previewMaxRunes+1)
+		si := page.ScanString(lit, previewMaxRunes+1)
 		if si.Binary {
-			return w.arena.node(preview{kind: 'l', lit: string(contentladder.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
+			return w.arena.node(preview{kind: 'l', lit: string(page.AppendBinaryStub(nil, si.MIMEType, si.SizeBytes)),
 				runes: si.Runes, raw: lit, bin: &binaryMeta{mime: si.MIMEType, bytes: si.SizeBytes}}), true
 		}
 		return w.arena.node(preview{kind: 's', str: si.Prefix, runes: si.Runes, raw: lit, ascii: isPlainASCII(si.Prefix),
@@ -330,7 +330,7 @@ func literal(b []byte) string {
 }
 
 // skipString moves past the string literal at w.i (its opening quote).
-func (w *previewWalker) skipString() { w.i, _ = contentladder.SkipJSONString(w.b, w.i) }
+func (w *previewWalker) skipString() { w.i, _ = page.SkipJSONString(w.b, w.i) }
 
 // isJSONDelimiter ends a number or literal.
 func isJSONDelimiter(c byte) bool {
@@ -353,7 +353,7 @@ func (w *previewWalker) str() string {
 	if plain && utf8.Valid(body) {
 		return w.arena.intern(body)
 	}
-	return contentladder.DecodeJSONString(w.b[start:w.i]) // valid: json.Valid checked the document
+	return page.DecodeJSONString(w.b[start:w.i]) // valid: json.Valid checked the document
 }
 
 // render writes the value with strings longer than limit runes cut to
@@ -365,7 +365,7 @@ func (p *preview) render(b *bytes.Buffer, limit int) {
 	case 's':
 		s := p.str
 		if p.runes > limit && !p.whole {
-			s, _ = contentladder.TruncateRunes(s, limit)
+			s, _ = page.TruncateRunes(s, limit)
 		}
 		writeJSONString(b, s)
 	case 'o', 'a':
@@ -401,7 +401,7 @@ func (p *preview) size(limit int) int {
 	case 's':
 		if p.runes <= limit || p.whole {
 			if p.fullLen == 0 {
-				p.fullLen = contentladder.JSONStringLen(p.str)
+				p.fullLen = page.JSONStringLen(p.str)
 			}
 			return p.fullLen
 		}
@@ -411,7 +411,7 @@ func (p *preview) size(limit int) int {
 		// TruncateRunes keeps limit-1 runes and appends the ellipsis,
 		// which needs no escaping.
 		if p.ascii {
-			return 2 + limit - 1 + len(contentladder.Ellipsis)
+			return 2 + limit - 1 + len(page.Ellipsis)
 		}
 		if p.marks == nil {
 			p.buildMarks()
@@ -422,11 +422,11 @@ func (p *preview) size(limit int) int {
 			i, n, kept = p.marks[m-1].off, p.marks[m-1].json, m*markRunes
 		}
 		for ; kept < keep; kept++ {
-			w, c := contentladder.JSONRuneCost(p.str, i)
+			w, c := page.JSONRuneCost(p.str, i)
 			n += c
 			i += w
 		}
-		return n + 1 + len(contentladder.Ellipsis) // closing quote, ellipsis
+		return n + 1 + len(page.Ellipsis) // closing quote, ellipsis
 	}
 	n := 2 + max(0, len(p.kids)-1) // brackets and commas
 	if p.kind == 'o' {
@@ -448,7 +448,7 @@ func (p *preview) namesLen() int {
 	if !p.namesKnown {
 		p.names = 0
 		for _, k := range p.keys {
-			p.names += contentladder.JSONStringLen(k) + 1
+			p.names += page.JSONStringLen(k) + 1
 		}
 		p.namesKnown = true
 	}
@@ -472,7 +472,7 @@ func (p *preview) longerThan(limit int) bool {
 // structuredContent writes it), so snippet tags stay readable.
 func writeJSONString(b *bytes.Buffer, s string) {
 	b.Grow(len(s) + 8) // room for the quotes and a few escapes: appended in place
-	b.Write(contentladder.AppendJSONString(b.AvailableBuffer(), s))
+	b.Write(page.AppendJSONString(b.AvailableBuffer(), s))
 }
 
 // fittedPreview is one record payload rendered for a text line.
@@ -563,7 +563,7 @@ func (p *preview) splitSize(roleLimit, otherLimit, keep int) int {
 	shown := p.roles + keep
 	n := 1 + max(0, shown-1) // the brace and the commas between shown members
 	for i := range shown {
-		n += contentladder.JSONStringLen(p.keys[i]) + 1 + p.kids[i].size(p.splitLimit(i, roleLimit, otherLimit))
+		n += page.JSONStringLen(p.keys[i]) + 1 + p.kids[i].size(p.splitLimit(i, roleLimit, otherLimit))
 	}
 	return n + moreFieldsLen(shown, len(p.kids)-shown, p.emptied)
 }
@@ -785,7 +785,7 @@ func (p *preview) minimalLen() int {
 	case p.kind == 'l' && p.lit == "null":
 		return 0
 	}
-	return len(contentladder.Ellipsis)
+	return len(page.Ellipsis)
 }
 
 // fitFloorLen is the length of the shortest preview fit renders: the

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // tokenPreview is the json.Decoder token-stream parser parsePreview
@@ -59,9 +60,9 @@ func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 		_, err := dec.Token()
 		return p, err
 	case string:
-		if contentladder.IsLargeBase64(v) {
+		if page.IsLargeBase64(v) {
 			q, _ := json.Marshal(v)
-			stub := contentladder.SanitizeForPreview(q, 0)
+			stub := page.SanitizeForPreview(q, 0)
 			var meta struct {
 				MIMEType  string `json:"mime_type"`
 				SizeBytes int64  `json:"size_bytes"`
@@ -73,8 +74,8 @@ func tokenPreviewValue(dec *json.Decoder, depth int) (*preview, error) {
 		n := utf8.RuneCountInString(v)
 		s := v
 		if n > previewMaxRunes+1 {
-			s, _ = contentladder.TruncateRunes(v, previewMaxRunes+2)
-			s = s[:len(s)-len(contentladder.Ellipsis)]
+			s, _ = page.TruncateRunes(v, previewMaxRunes+2)
+			s = s[:len(s)-len(page.Ellipsis)]
 		}
 		ascii := true
 		for _, r := range s {
@@ -133,8 +134,8 @@ func FuzzParsePreviewMatchesTokenStream(f *testing.F) {
 		// function makes of the payload.
 		if fields, ok := got.ladderFieldsOf(); ok {
 			ref := contentladder.RecordRef{ConnectionID: "c", Stream: "s", RecordID: "r"}
-			opt := contentladder.LadderOptions{PreviewChars: 1 + abs(limit)%40, MaxEntries: 50}
-			if diff := cmp.Diff(contentladder.BuildLadder(ref, json.RawMessage(doc), opt), contentladder.LadderFromFields(ref, fields, opt)); diff != "" {
+			opt := page.LadderOptions{PreviewChars: 1 + abs(limit)%40, MaxEntries: 50}
+			if diff := cmp.Diff(page.BuildLadder(ref, json.RawMessage(doc), opt), page.LadderFromFields(ref, fields, opt)); diff != "" {
 				t.Fatalf("ladder of %q (-BuildLadder +from the parse):\n%s", doc, diff)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -450,9 +451,9 @@ func (p *recordPage) warningLines() []string {
 // structuredRecordFraming is the bytes a record takes in structuredContent
 // besides its fitted data: [<id>,<data>(,<deleted_at>)] and a comma.
 func structuredRecordFraming(r pageRecord) int {
-	n := len(`[,],`) + contentladder.JSONStringLen(r.ID)
+	n := len(`[,],`) + page.JSONStringLen(r.ID)
 	if r.Deleted {
-		n += 1 + contentladder.JSONStringLen(truncateBytes(r.DeletedAt, 40))
+		n += 1 + page.JSONStringLen(truncateBytes(r.DeletedAt, 40))
 	}
 	return n
 }
@@ -462,7 +463,7 @@ func structuredRecordFraming(r pageRecord) int {
 func (p *recordPage) structuredFraming(cut string) int {
 	head := p.structuredHead()
 	head.Records = []recordOnPage{}
-	return len(head.appendJSON(nil)) + len(`,"cut":`) + contentladder.JSONStringLen(cut)
+	return len(head.appendJSON(nil)) + len(`,"cut":`) + page.JSONStringLen(cut)
 }
 
 // fittedJSON is record i's fields as JSON: the fitted preview of its line
@@ -479,7 +480,7 @@ func (p *recordPage) fittedJSON(i int) string {
 	if json.Valid([]byte(t)) {
 		return t
 	}
-	return string(contentladder.AppendJSONString(nil, t))
+	return string(page.AppendJSONString(nil, t))
 }
 
 func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
@@ -583,23 +584,23 @@ func truncateBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	n = max(0, n-len(contentladder.Ellipsis))
+	n = max(0, n-len(page.Ellipsis))
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + contentladder.Ellipsis
+	return s[:n] + page.Ellipsis
 }
 
 // recordLadder lists record i's cut and binary fields (tier 1), at most
 // ladderEntriesPerItem. A cut string's continuation starts right after the
 // first limit-1 runes and the ellipsis the page shows.
-func (p *recordPage) recordLadder(i int) []contentladder.LadderEntry {
+func (p *recordPage) recordLadder(i int) []page.LadderEntry {
 	r := p.records[i]
-	opt := contentladder.LadderOptions{PreviewChars: p.shownRunes(i), MaxEntries: ladderEntriesPerItem}
+	opt := page.LadderOptions{PreviewChars: p.shownRunes(i), MaxEntries: ladderEntriesPerItem}
 	if fields, ok := p.parsed[i].ladderFieldsOf(); ok {
-		return contentladder.LadderFromFields(r.Ref, fields, opt)
+		return page.LadderFromFields(r.Ref, fields, opt)
 	}
-	return contentladder.BuildLadder(r.Ref, r.Payload, opt)
+	return page.BuildLadder(r.Ref, r.Payload, opt)
 }
 
 // shownRunes is the runes record i's line shows of a cut string (its
@@ -625,9 +626,9 @@ func (p *recordPage) linkCandidates(i int) (entries int, candidate, ok bool) {
 		if entries == ladderEntriesPerItem {
 			break
 		}
-		if contentladder.InLadder(fi, preview) {
+		if page.InLadder(fi, preview) {
 			entries++
-			candidate = candidate || (fi.Class == contentladder.ClassText && fi.SizeChars >= minLinkedChars)
+			candidate = candidate || (fi.Class == page.ClassText && fi.SizeChars >= minLinkedChars)
 		}
 	}
 	return entries, candidate, true
@@ -656,7 +657,7 @@ func (p *recordPage) resourceLinks() []mcp.Content {
 			if seen++; seen > maxLadderEntries {
 				return nil
 			}
-			if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+			if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == page.ClassText && l.SizeChars >= minLinkedChars {
 				return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
 			}
 		}

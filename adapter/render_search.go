@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -49,7 +50,7 @@ func newSearchHit(h rsclient.SearchHit, fields *streamFields) searchHit {
 	}
 	if h.Snippet != nil {
 		out.SnippetField = h.Snippet.Field
-		out.Snippet, _ = contentladder.TruncateMarked(h.Snippet.Text, searchResultSnippet)
+		out.Snippet, _ = page.TruncateMarked(h.Snippet.Text, searchResultSnippet)
 	}
 	out.Title = hitTitle(out, fields.of(out).title)
 	return out
@@ -61,8 +62,8 @@ func newSearchHit(h rsclient.SearchHit, fields *streamFields) searchHit {
 // record's title field where it can read one. titleField is the
 // stream's title field ("" when it has none).
 func hitTitle(h searchHit, titleField string) string {
-	if h.SnippetField != "" && !strings.Contains(h.Snippet, contentladder.Ellipsis) && titleField == h.SnippetField {
-		if t := strings.TrimSpace(contentladder.StripMarks(h.Snippet)); t != "" {
+	if h.SnippetField != "" && !strings.Contains(h.Snippet, page.Ellipsis) && titleField == h.SnippetField {
+		if t := strings.TrimSpace(page.StripMarks(h.Snippet)); t != "" {
 			return t
 		}
 	}
@@ -291,7 +292,7 @@ type hitLine struct {
 	when    string // " — <event time>" after the title, never cut; "" when the title holds it
 	label   string // " (<source>)" or ""
 	field   string // " <matched field>: " or ""
-	snippet contentladder.Marked
+	snippet page.Marked
 	// full is the title as shown at any snippet length from
 	// searchTitleRunes on (cut to searchTitleRunes, with its event time),
 	// quotedFull its quoted form: worked out once, not at every probe.
@@ -314,12 +315,12 @@ func (h searchHit) hitLine(i int) hitLine {
 	switch {
 	case h.SnippetField == "":
 		l.hasFixed = true
-	case contentladder.StripMarks(h.Snippet) == h.Title:
+	case page.StripMarks(h.Snippet) == h.Title:
 		l.fixed, l.hasFixed = " "+h.SnippetField+": "+theTitle, true // the match is the title itself; do not repeat it
 	default:
-		l.field, l.snippet = " "+h.SnippetField+": ", contentladder.ParseMarked(oneLine(h.Snippet))
+		l.field, l.snippet = " "+h.SnippetField+": ", page.ParseMarked(oneLine(h.Snippet))
 	}
-	full, _ := contentladder.TruncateRunes(l.title, searchTitleRunes)
+	full, _ := page.TruncateRunes(l.title, searchTitleRunes)
 	l.full = full + l.when
 	l.quotedFull = strconv.Quote(l.full)
 	return l
@@ -341,7 +342,7 @@ func (l hitLine) render(n int) string { return l.line(l.shown(n)) }
 func (l hitLine) shown(n int) hitShown {
 	title := l.full
 	if n < searchTitleRunes {
-		title, _ = contentladder.TruncateRunes(l.title, max(24, n))
+		title, _ = page.TruncateRunes(l.title, max(24, n))
 		title += l.when
 	}
 	switch {
@@ -350,7 +351,7 @@ func (l hitLine) shown(n int) hitShown {
 	case l.hasFixed:
 		return hitShown{title: title, snippet: theTitle}
 	case n == 0:
-		return hitShown{title: title, snippet: contentladder.Ellipsis}
+		return hitShown{title: title, snippet: page.Ellipsis}
 	}
 	snippet, _ := l.snippet.Truncate(n)
 	return hitShown{title: title, snippet: snippet}
@@ -380,7 +381,7 @@ func (h searchHit) label() string {
 	if l == "" {
 		l = h.ConnectorKey
 	}
-	l, _ = contentladder.TruncateRunes(oneLine(l), maxHitLabel)
+	l, _ = page.TruncateRunes(oneLine(l), maxHitLabel)
 	return l
 }
 

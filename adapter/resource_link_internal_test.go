@@ -7,14 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // wholeLadderLink is the resource link as chosen before the walk stopped
 // early: every record's ladder built (maxLadderEntries in all), then the
 // first long text taken.
 func wholeLadderLink(p *recordPage) []mcp.Content {
-	var entries []contentladder.LadderEntry
+	var entries []page.LadderEntry
 	for i, r := range p.records {
 		if len(entries) >= maxLadderEntries || r.Ref.RecordID == "" || r.Ref.Stream == "" {
 			break
@@ -25,7 +25,7 @@ func wholeLadderLink(p *recordPage) []mcp.Content {
 		entries = entries[:maxLadderEntries]
 	}
 	for _, l := range entries {
-		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == contentladder.ClassText && l.SizeChars >= minLinkedChars {
+		if l.Continuation != nil && l.Continuation.ResourceURI != "" && l.Class == page.ClassText && l.SizeChars >= minLinkedChars {
 			return []mcp.Content{mcp.NewResourceLink(l.Continuation.ResourceURI, "rest of "+truncateBytes(l.FieldPath, 32), "", "text/plain")}
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
-	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/schemagen"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // fatSearchRS answers /v1/search with `hits` hits whose snippets are long
@@ -129,7 +129,7 @@ func TestSearchSnippetsStayBalanced(t *testing.T) {
 		}
 		for _, h := range sr.Results {
 			check("result", h.Snippet)
-			if len([]rune(contentladder.StripMarks(h.Snippet))) > 330 {
+			if len([]rune(page.StripMarks(h.Snippet))) > 330 {
 				t.Errorf("snippet not bounded: %d runes", len([]rune(h.Snippet)))
 			}
 		}

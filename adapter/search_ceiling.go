@@ -1,6 +1,6 @@
 package adapter
 
-import "github.com/pdpp/pdpp-mcp/contentladder"
+import "github.com/pdpp/pdpp-mcp/page"
 
 // fitCeiling settles how many of the page's merged hits it shows and its
 // paging handles. A page whose budget stays within the result ceiling
@@ -74,7 +74,7 @@ func (p *searchPage) framing() int {
 		// structuredContent, where every quote and backslash is escaped:
 		// a retry call quoted in a warning doubles them.
 		text += len(w) + 8
-		structured += contentladder.JSONStringLen(w) + 8
+		structured += page.JSONStringLen(w) + 8
 	}
 	return max(text, structured)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
@@ -121,7 +122,7 @@ func TestSearchFanInMergesGloballyWithIdentity(t *testing.T) {
 		if h.ID != h.ConnectionID+"/"+h.Stream+":"+h.RecordID {
 			t.Errorf("id %q is not self-contained", h.ID)
 		}
-		if h.Title == contentladder.StripMarks(h.Snippet) && h.Stream != "messages" {
+		if h.Title == page.StripMarks(h.Snippet) && h.Stream != "messages" {
 			t.Errorf("title fell back to the snippet: %q", h.Title)
 		}
 		conns[h.ConnectionID] = true
@@ -343,7 +344,7 @@ func TestFetchDocumentContract(t *testing.T) {
 	if w.IsError {
 		t.Fatalf("continuation failed: %s", w.text())
 	}
-	shown := strings.TrimSuffix(strings.SplitN(text["text"].(string), "\n[text cut", 2)[0], contentladder.Ellipsis)
+	shown := strings.TrimSuffix(strings.SplitN(text["text"].(string), "\n[text cut", 2)[0], page.Ellipsis)
 	next1 := w.text()[strings.Index(w.text(), "\n")+1:]
 	// Reading from 0 across the boundary must equal shown text + continuation.
 	whole := e.c.call("read_record_field", map[string]any{"id": id, "field_path": "body_text", "offset_chars": 0, "limit_chars": len([]rune(shown)) + 64})

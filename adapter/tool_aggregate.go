@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -140,19 +140,19 @@ func (aggregateView) toolOutput() {}
 func (v aggregateView) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	if v.grouped {
-		dst = contentladder.AppendJSONString(dst, v.Aggregate+" by "+v.By)
+		dst = page.AppendJSONString(dst, v.Aggregate+" by "+v.By)
 		dst = append(dst, ':', '{')
 		for i, b := range v.Buckets {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = contentladder.AppendJSONString(dst, bucketName(b.Key))
+			dst = page.AppendJSONString(dst, bucketName(b.Key))
 			dst = append(dst, ':')
 			dst = strconv.AppendInt(dst, b.Count, 10)
 		}
 		dst = append(dst, '}')
 	} else {
-		dst = contentladder.AppendJSONString(dst, v.Aggregate)
+		dst = page.AppendJSONString(dst, v.Aggregate)
 		dst = append(append(dst, ':'), v.Value...)
 	}
 	dst = appendStringMember(dst, "connection_id", v.ConnectionID)
@@ -251,7 +251,7 @@ func bucketKey(k json.RawMessage) json.RawMessage {
 	if k[0] == '"' && json.Unmarshal(k, &s) == nil {
 		text = s
 	}
-	return contentladder.AppendJSONString(nil, truncateBytes(text, maxBucketKeyText))
+	return page.AppendJSONString(nil, truncateBytes(text, maxBucketKeyText))
 }
 
 // text writes the view as lines: the answer first, then one line per

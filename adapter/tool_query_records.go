@@ -6,7 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -156,7 +156,7 @@ func (in recordsInput) skip() int {
 func sourceWarningsRoom(warns []warning) int {
 	n := 0
 	for _, l := range warningLines(warns) {
-		n += max(len(l)+1, contentladder.JSONStringLen(l)+1)
+		n += max(len(l)+1, page.JSONStringLen(l)+1)
 	}
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -93,10 +94,10 @@ func (r *windowResult) fitChars(room int) (int, bool) {
 	}
 	// What the two channels take besides the window text; the longer
 	// cursors of a shorter window's header are within the slack.
-	room -= max(textLen-len(text), jsonLen-contentladder.JSONStringLen(text)) + 64
+	room -= max(textLen-len(text), jsonLen-page.JSONStringLen(text)) + 64
 	kept, used := 0, 0
 	for i := 0; i < len(text); {
-		w, c := contentladder.JSONRuneCost(text, i)
+		w, c := page.JSONRuneCost(text, i)
 		if used+max(w, c) > room {
 			break
 		}

@@ -62,10 +62,22 @@ func newError(code, reason, field, format string, args ...any) *Error {
 	return &Error{Code: code, Reason: reason, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// quotedRunes bounds the input quote renders.
+const quotedRunes = 80
+
 // quote renders untrusted input for an error message: bounded so a 2 KiB
 // garbage id cannot bloat a tool result, and %q-escaped so control bytes stay
-// visible and harmless.
+// visible and harmless. It cuts as page.TruncateRunes does (at most
+// quotedRunes runes, the last an ellipsis when cut, each invalid byte one
+// U+FFFD), written out here because page builds on this package.
 func quote(s string) string {
-	t, _ := TruncateRunes(s, 80)
-	return fmt.Sprintf("%q", t)
+	r := make([]rune, 0, min(len(s), quotedRunes))
+	for _, c := range s { // an invalid byte arrives as U+FFFD, one per byte
+		if len(r) == quotedRunes {
+			r[quotedRunes-1] = '…'
+			break
+		}
+		r = append(r, c)
+	}
+	return fmt.Sprintf("%q", string(r))
 }

@@ -83,11 +83,11 @@ func TestConnectPageInChromium(t *testing.T) {
 		"claude bearer": `claude mcp add --transport http pdpp ` + mcpURL + ` --header "Authorization: Bearer $PDPP_BEARER"`,
 		"codex bearer":  `codex mcp add pdpp --url ` + mcpURL + ` --bearer-token-env-var PDPP_BEARER`,
 		"generic":       `Authorization: Bearer <your client token>`,
-		"stdio":         `cd "$HOME" && pdpp connect ` + rs.URL,
+		"stdio":         `pdpp-mcp connect ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
 		"stdio claude":  `claude mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
 		"stdio codex":   `codex mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
 		"stdio config":  `{"mcpServers":{"pdpp-stdio":{"command":"/ABSOLUTE/PATH/TO/pdpp-mcp","args":["--provider-url","` + rs.URL + `","--cache-root","/ABSOLUTE/PATH/TO/HOME/.pdpp"]}}}`,
-		"cli entry":     `pdpp connect ` + rs.URL,
+		"cli entry":     `pdpp-mcp connect ` + rs.URL + ` --cache-root "$HOME/.pdpp"`,
 		"llms link":     origin + "/llms.txt",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

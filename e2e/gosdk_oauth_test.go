@@ -126,6 +126,8 @@ func TestGoSDKSignIn(t *testing.T) {
 		}
 		defer cs.Close()
 		for i, wait := range []time.Duration{0, oauthTokenTTL + 1500*time.Millisecond} {
+			// waits for the spawned mockrs's real clock to end the first
+			// access token: the binary has no clock a test can move.
 			time.Sleep(wait)
 			text, err := read(ctx, cs)
 			if err != nil || !strings.Contains(text, sharedSubject) {

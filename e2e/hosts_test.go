@@ -196,36 +196,63 @@ func startDemo(t *testing.T) demoSetup {
 	var out syncBuffer
 	cmd.Stdout = &out
 	startBounded(t, cmd)
-	// The setup is printed in one write once both servers listen; wait for
-	// the ready line and both hosts' commands, then for output to settle.
-	deadline := time.Now().Add(30 * time.Second)
-	last, stable := "", 0
-	for time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		got := out.String()
-		if got == last && demoReadyLine.MatchString(got) && strings.Contains(got, "claude mcp ") && strings.Contains(got, "codex mcp ") {
-			if stable++; stable >= 3 {
-				t.Logf("demo output:\n%s", got)
-				return parseDemoSetup(t, got)
-			}
-			continue
-		}
-		last, stable = got, 0
+	// The setup is printed in one write once both servers listen (a pipe
+	// may hand it over in pieces); its last line is demoSetupEnd.
+	complete := func(got string) bool {
+		return demoReadyLine.MatchString(got) && strings.Contains(got, "claude mcp ") && strings.Contains(got, "codex mcp ") &&
+			strings.Contains(got, demoSetupEnd)
 	}
-	t.Fatalf("demo printed no complete setup within 30s:\n%s", out.String())
-	return demoSetup{}
+	if !out.await(complete, 30*time.Second) {
+		t.Fatalf("demo printed no complete setup within 30s:\n%s", out.String())
+	}
+	got := out.String()
+	t.Logf("demo output:\n%s", got)
+	return parseDemoSetup(t, got)
 }
+
+// demoSetupEnd is the last line of the demo's printed setup.
+const demoSetupEnd = "Press Ctrl-C to stop.\n"
 
 // syncBuffer is a bytes.Buffer a process writes while the test reads it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed and replaced at every write; nil until awaited
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.b.Write(p)
+}
+
+// await returns once done holds for what was written, or false when
+// within passes first (only a hang takes that long): it wakes at each
+// write rather than polling.
+func (b *syncBuffer) await(done func(string) bool, within time.Duration) bool {
+	timeout := time.NewTimer(within)
+	defer timeout.Stop()
+	for {
+		b.mu.Lock()
+		if done(b.b.String()) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.written == nil {
+			b.written = make(chan struct{})
+		}
+		written := b.written
+		b.mu.Unlock()
+		select {
+		case <-written:
+		case <-timeout.C:
+			return false
+		}
+	}
 }
 
 func (b *syncBuffer) String() string {

@@ -252,7 +252,7 @@ func TestTypeScriptSDKRealAuth(t *testing.T) {
 			t.Fatalf("challenges %+v; want the sign-in's and the package token's", w.Challenges)
 		}
 		last := w.Challenges[len(w.Challenges)-1]
-		for _, part := range []string{"grant-package token", "grant-scoped client tokens", "--sign-in-details", "pdpp connect"} {
+		for _, part := range []string{"grant-package token", "grant-scoped client tokens", "--sign-in-details", "pdpp-mcp connect"} {
 			if !strings.Contains(last.ErrorDescription, part) {
 				t.Errorf("the package token's challenge says %q; want it to name %q", last.ErrorDescription, part)
 			}
@@ -408,6 +408,8 @@ func TestHostsRealAuth(t *testing.T) {
 			waitPastExpiry := func() {
 				once.Do(func() {
 					firstCall = time.Now()
+					// waits for the demo's real clock to end the host's token
+					// at the RS: the spawned demo has no clock a test can move.
 					time.Sleep(time.Until(signedIn.Add(hostTokenTTL + 2*time.Second)))
 				})
 			}

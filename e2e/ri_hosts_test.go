@@ -375,7 +375,7 @@ func TestRITypeScriptSDKSignIn(t *testing.T) {
 		if last.Error != "invalid_token" {
 			t.Errorf("the package token's challenge error is %q, want invalid_token", last.Error)
 		}
-		for _, part := range []string{"grant-package token", "--sign-in-details", "pdpp connect"} {
+		for _, part := range []string{"grant-package token", "--sign-in-details", "pdpp-mcp connect"} {
 			if !strings.Contains(last.ErrorDescription, part) {
 				t.Errorf("the last challenge says %q; want it to name %q", last.ErrorDescription, part)
 			}

@@ -116,6 +116,7 @@ func startNginx(t *testing.T, nginx string, replicas []string) (string, string) 
 			errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 			t.Fatalf("nginx does not listen on %s: %v\n%s", addr, err, errLog)
 		}
+		// waits for nginx to listen: it signals nothing a test can await.
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Cleanup(func() {
@@ -267,7 +268,8 @@ type callRecord struct {
 // failed call was in flight at the kill and was routed to the victim.
 func killUnderLoad(t *testing.T, lbURL, lbDir, bearer, victimAddr string, victim *exec.Cmd) {
 	const workers = 6
-	const phase = 2500 * time.Millisecond // load before the kill, and again after it
+	const warmCalls = 8 * workers         // calls answered before the kill
+	const phase = 2500 * time.Millisecond // load after the kill: past nginx's fail_timeout (1s)
 	args := map[string]any{"stream": "messages", "connection_id": demodata.GmailWorkConnectionID, "limit": 2}
 	client := mcp.NewClient(&mcp.Implementation{Name: "pdpp-mcp-e2e-load", Version: "1"}, nil)
 	open := func(rec *routeRecorder) (*mcp.ClientSession, error) {
@@ -278,9 +280,10 @@ func killUnderLoad(t *testing.T, lbURL, lbDir, bearer, victimAddr string, victim
 		return client.Connect(ctx, tr, nil)
 	}
 
-	stop := make(chan struct{})
+	stop, warm := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var calls []callRecord
+	warmed := false
 	var wg sync.WaitGroup
 	for range workers {
 		rec := &routeRecorder{bearer: bearer}
@@ -309,6 +312,10 @@ func killUnderLoad(t *testing.T, lbURL, lbDir, bearer, victimAddr string, victim
 				}
 				mu.Lock()
 				calls = append(calls, c)
+				if !warmed && len(calls) >= warmCalls {
+					warmed = true
+					close(warm)
+				}
 				mu.Unlock()
 				if err != nil {
 					// A real client opens a new session after a transport
@@ -324,11 +331,19 @@ func killUnderLoad(t *testing.T, lbURL, lbDir, bearer, victimAddr string, victim
 			}
 		})
 	}
-	time.Sleep(phase)
+	select {
+	case <-warm:
+	case <-time.After(time.Minute):
+		close(stop)
+		wg.Wait()
+		t.Fatalf("%d of %d calls answered through nginx in a minute", len(calls), warmCalls)
+	}
 	killStart := time.Now()
 	_ = victim.Process.Kill()
 	_, _ = victim.Process.Wait() // reaped: its sockets are closed
 	killDone := time.Now()
+	// waits for nginx's fail_timeout to pass under load, so the calls meet
+	// its retry of the killed replica: nginx signals nothing to await.
 	time.Sleep(phase)
 	close(stop)
 	wg.Wait()

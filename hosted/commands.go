@@ -45,7 +45,8 @@ func BearerExportLine(bearer string) string {
 }
 
 // StdioArgs are the stdio adapter's arguments for one provider; cacheRoot
-// is omitted when empty (the default `.pdpp` cache of `pdpp connect`).
+// is omitted when empty (the default `.pdpp` cache under the working
+// directory).
 func StdioArgs(providerURL, cacheRoot string) []string {
 	args := []string{"--provider-url", providerURL}
 	if cacheRoot != "" {

@@ -54,7 +54,13 @@ type hostedEnv struct {
 
 func startHosted(t *testing.T, opts hosted.Options, cfg adapter.Config) *hostedEnv {
 	t.Helper()
-	rs := testenv.StartRS(t, testenv.Options{})
+	return startHostedOn(t, testenv.Options{}, opts, cfg)
+}
+
+// startHostedOn is startHosted over a mock RS started with rsOpts.
+func startHostedOn(t *testing.T, rsOpts testenv.Options, opts hosted.Options, cfg adapter.Config) *hostedEnv {
+	t.Helper()
+	rs := testenv.StartRS(t, rsOpts)
 	rc, err := rsclient.New(rsclient.Config{BaseURL: rs.URL})
 	if err != nil {
 		t.Fatal(err)

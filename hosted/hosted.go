@@ -91,7 +91,7 @@ type Options struct {
 	Metrics *Metrics
 	// LocalStdio, when set, is a stdio setup that works on this machine
 	// as it is (the demo's): the setup pages show it instead of the
-	// production `pdpp connect` steps.
+	// production `pdpp-mcp connect` steps.
 	LocalStdio *LocalStdio
 	// MetricsServedElsewhere keeps GET /metrics off this handler: the
 	// caller serves Metrics.Handler() on a listener of its own (serve
@@ -398,7 +398,7 @@ func (h *hosted) unservedExplanation(v bearerauth.Verdict) string {
 }
 
 // howToGetToken is the last sentence of an explanation: the header-free
-// sign-in when the operator configured it, else pdpp connect.
+// sign-in when the operator configured it, else what to configure.
 func (h *hosted) howToGetToken() string {
 	if h.opts.SignIn != nil {
 		return "Sign in again through this adapter's own sign-in (its authorization-server metadata asks for the sources its operator configured), not at the resource server's authorization server directly. " +

@@ -3,9 +3,9 @@ package hosted
 // LocalStdio is a stdio setup that already works on the machine serving
 // the pages: `pdpp-mcp demo` knows its own binary and has written the
 // credential cache for its mock RS. With it, /connect and /llms.txt show
-// those absolute paths and no `pdpp connect` step (the demo has no PDPP
-// CLI and needs none); without it they show the production steps, whose
-// paths the reader's shell fills in.
+// those absolute paths and no connect step (its mock RS has no sign-in);
+// without it they show the production steps, whose paths the reader's
+// shell fills in.
 type LocalStdio struct {
 	// Exe is the absolute path of the pdpp-mcp binary.
 	Exe string

@@ -64,7 +64,7 @@ type pageData struct {
 	StdioExePlaceholder, StdioCachePlaceholder                    string
 	CodexBearerNote                                               string
 	// Local: the stdio lines are a LocalStdio's (the demo's), which need
-	// no `pdpp connect`; StdioCacheRoot is its cache root.
+	// no sign-in; StdioCacheRoot is its cache root.
 	Local          bool
 	StdioCacheRoot string
 	Tools          []toolLine
@@ -96,8 +96,8 @@ func (h *hosted) pageDataFor(r *http.Request) (pageData, bool) {
 		Codex:            CodexSignInCommand(mcpURL),
 		ClaudeCodeBearer: ClaudeCodeCommand(mcpURL, "$"+BearerEnvVar),
 		CodexBearer:      CodexCommand(mcpURL),
-		PDPPConnect:      "pdpp connect " + provider,
-		StdioConnect:     PDPPConnectHomeCommand(provider),
+		PDPPConnect:      ConnectCommand(provider),
+		StdioConnect:     ConnectCommand(provider),
 		StdioServerKey:   StdioServerKey,
 		StdioClaudeCode:  ClaudeCodeStdioCommand(StdioServerKey, stdioExeWord, stdioPageWords(provider)),
 		StdioCodex:       CodexStdioCommand(StdioServerKey, stdioExeWord, stdioPageWords(provider)),

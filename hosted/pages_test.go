@@ -143,11 +143,11 @@ func TestConnectPagePayload(t *testing.T) {
 		"cmd-claude-code-bearer": `claude mcp add --transport http pdpp https://pdpp.example/mcp --header "Authorization: Bearer $PDPP_BEARER"`,
 		"cmd-codex-bearer":       `codex mcp add pdpp --url https://pdpp.example/mcp --bearer-token-env-var PDPP_BEARER`,
 		"cmd-generic-header":     `Authorization: Bearer <your client token>`,
-		"cmd-stdio-connect":      `cd "$HOME" && pdpp connect https://rs.example`,
+		"cmd-stdio-connect":      `pdpp-mcp connect https://rs.example --cache-root "$HOME/.pdpp"`,
 		"cmd-stdio-claude-code":  `claude mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url https://rs.example --cache-root "$HOME/.pdpp"`,
 		"cmd-stdio-codex":        `codex mcp add pdpp-stdio -- "$(command -v pdpp-mcp)" --provider-url https://rs.example --cache-root "$HOME/.pdpp"`,
 		"cmd-stdio-config":       `{"mcpServers":{"pdpp-stdio":{"command":"/ABSOLUTE/PATH/TO/pdpp-mcp","args":["--provider-url","https://rs.example","--cache-root","/ABSOLUTE/PATH/TO/HOME/.pdpp"]}}}`,
-		"entry-cli":              `pdpp connect https://rs.example`,
+		"entry-cli":              `pdpp-mcp connect https://rs.example --cache-root "$HOME/.pdpp"`,
 		"entry-llms":             `https://pdpp.example/llms.txt`,
 	}
 	got := map[string]string{}
@@ -180,7 +180,7 @@ func TestConnectPagePayload(t *testing.T) {
 		}
 	}
 	// Where a client token comes from is said on the page.
-	for _, want := range []string{"PDPP provider", "OAuth", "pdpp connect", "pdpp-mcp demo"} {
+	for _, want := range []string{"PDPP provider", "OAuth", "pdpp-mcp connect", "pdpp-mcp demo"} {
 		if !strings.Contains(regexp.MustCompile(`(?s)<p id="token-source">.*?</p>`).FindString(body), want) {
 			t.Errorf("the client-token source paragraph does not mention %q", want)
 		}

@@ -77,8 +77,9 @@ func ShellQuoteAll(words []string) []string {
 const (
 	// stdioExeWord expands to the absolute path of pdpp-mcp on PATH.
 	stdioExeWord = `"$(command -v pdpp-mcp)"`
-	// stdioCacheWord is the cache `pdpp connect` writes when run in the
-	// home directory (it writes .pdpp under its working directory).
+	// stdioCacheWord is the one fixed cache the page's connect command
+	// writes and its stdio commands read, whatever directory the reader's
+	// shell is in.
 	stdioCacheWord = `"$HOME/.pdpp"`
 	// StdioExePlaceholder and StdioCachePlaceholder stand for the two
 	// absolute paths in the page's JSON block.
@@ -86,11 +87,11 @@ const (
 	StdioCachePlaceholder = "/ABSOLUTE/PATH/TO/HOME/.pdpp"
 )
 
-// PDPPConnectHomeCommand runs `pdpp connect` in the home directory, so
-// the cache lands in one fixed place ($HOME/.pdpp) whatever directory the
-// reader's shell is in.
-func PDPPConnectHomeCommand(providerURL string) string {
-	return `cd "$HOME" && pdpp connect ` + providerURL
+// ConnectCommand is `pdpp-mcp connect` for providerURL: it signs in the
+// way a host does and caches the client token, with its refresh token,
+// in one fixed place ($HOME/.pdpp) the stdio commands read.
+func ConnectCommand(providerURL string) string {
+	return `pdpp-mcp connect ` + ShellQuote(providerURL) + ` --cache-root ` + stdioCacheWord
 }
 
 // stdioPageWords are the stdio adapter's arguments as shell words for the

@@ -37,7 +37,7 @@ func TestHostedUnservedTokenIsExplained(t *testing.T) {
 		sameMessage bool     // the body's message is the description
 	}{
 		{"grant-package token", pkg.AccessToken, []string{"grant-package token", "hosted-MCP source picker",
-			"serves grant-scoped client tokens", "pdpp connect", "has not configured sign-in sources"}, true},
+			"serves grant-scoped client tokens", "pdpp-mcp connect", "has not configured sign-in sources"}, true},
 		{"revoked grant", demodata.RevokedToken, []string{"sign in again"}, false},
 	}
 	for _, tc := range cases {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
@@ -94,18 +95,16 @@ func TestVerificationBudgetIsSpentOnAuthorityCallsOnly(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := startHosted(t, hosted.Options{PublicURL: publicURL, VerifyRate: 0.001, VerifyBurst: burst}, adapter.Config{})
+			checks := testenv.NewArrivals("/v1/schema")
+			env := startHostedOn(t, testenv.Options{OnRequest: checks.Observe},
+				hosted.Options{PublicURL: publicURL, VerifyRate: 0.001, VerifyBurst: burst}, adapter.Config{})
 			f := tc.faults
 			env.rs.Server.SetFaults(&f)
 			first := make(chan int, 1)
 			go func() { first <- post(t, env.url, "Bearer "+demodata.GmailToken, toolsCallSchema, nil).Status }()
 			// The rest start once the RS has seen the first check, so the
 			// flight is under way or its failure stored.
-			for deadline := time.Now().Add(10 * time.Second); schemaRequests(env) == 0; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the token check never reached the RS")
-				}
-			}
+			checks.Await(t, 1, 10*time.Second)
 			if tc.want != http.StatusOK {
 				<-first // its failure is stored once it is answered
 			}

@@ -7,22 +7,59 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // connCounter is an RS that counts the TCP connections its clients open.
+// It answers in batches (see batchGate), so calls overlap by construction
+// rather than by a handler slow enough for them to.
 type connCounter struct {
 	*httptest.Server
 	opened atomic.Int32
 	proto  atomic.Value // last request's protocol, e.g. "HTTP/2.0"
+	gate   batchGate
+}
+
+// batchGate holds each request until size requests are held, then lets
+// them all go: every call of a burst whose length is a multiple of size
+// overlaps size-1 others, however fast the machine.
+type batchGate struct {
+	mu      sync.Mutex
+	size    int
+	held    int
+	release chan struct{}
+}
+
+// setSize makes the next batches size requests long; call it between
+// bursts.
+func (g *batchGate) setSize(size int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.size, g.held, g.release = size, 0, make(chan struct{})
+}
+
+// hold waits for the request's batch to fill, or for the request to end.
+func (g *batchGate) hold(r *http.Request) {
+	g.mu.Lock()
+	g.held++
+	release := g.release
+	if g.held >= g.size {
+		close(g.release)
+		g.held, g.release = 0, make(chan struct{})
+	}
+	g.mu.Unlock()
+	select {
+	case <-release:
+	case <-r.Context().Done():
+	}
 }
 
 func newConnCounter(t *testing.T, tls bool) *connCounter {
 	t.Helper()
 	cc := &connCounter{}
+	cc.gate.setSize(1)
 	cc.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cc.proto.Store(r.Proto)
-		time.Sleep(5 * time.Millisecond) // keep calls overlapping
+		cc.gate.hold(r)
 		_, _ = w.Write([]byte(okBody(r)))
 	}))
 	cc.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -62,6 +99,7 @@ func TestConnectionReuse(t *testing.T) {
 	t.Parallel()
 	const pool = 8
 	rs := newConnCounter(t, false)
+	rs.gate.setSize(pool) // every call waits for the pool to be full
 	c := newTestClient(t, rs.URL, func(c *Config) { c.MaxConnsPerHost = pool })
 	for round := range 3 {
 		burst(t, c, 64)
@@ -74,6 +112,7 @@ func TestConnectionReuse(t *testing.T) {
 	// The default pool is sized for the adapter's concurrency: 32
 	// concurrent calls, twice, open at most 32 connections.
 	rs2 := newConnCounter(t, false)
+	rs2.gate.setSize(32)
 	def := newTestClient(t, rs2.URL)
 	burst(t, def, 32)
 	burst(t, def, 32)
@@ -91,6 +130,7 @@ func TestHTTP2OverTLS(t *testing.T) {
 	tr := c.http.Transport.(*http.Transport)
 	tr.TLSClientConfig = rs.Client().Transport.(*http.Transport).TLSClientConfig.Clone() // trust the test certificate
 	burst(t, c, 1)                                                                       // the first connection, then the rest share it
+	rs.gate.setSize(32)
 	burst(t, c, 32)
 	if p, _ := rs.proto.Load().(string); p != "HTTP/2.0" {
 		t.Errorf("protocol %q, want HTTP/2.0", p)

@@ -485,7 +485,7 @@ func checkDemoPagesStdio(t *testing.T, origin string, printed []string) {
 		if !strings.Contains(page, stdioLine) {
 			t.Errorf("%s does not show the printed stdio command %q", path, stdioLine)
 		}
-		for _, bad := range []string{"pdpp connect", "$HOME/.pdpp", "command -v pdpp-mcp", hosted.StdioExePlaceholder} {
+		for _, bad := range []string{"pdpp-mcp connect", "pdpp connect", "$HOME/.pdpp", "command -v pdpp-mcp", hosted.StdioExePlaceholder} {
 			if strings.Contains(page, bad) {
 				t.Errorf("%s shows %q, which does not work in the demo", path, bad)
 			}

@@ -140,9 +140,10 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return exitConfig
 	}
-	// The demo's cache names the demo as what renews it: the demo has no
-	// `pdpp connect`.
-	reconnect := "pdpp connect " + providerURL
+	// The cache names what renews it (the demo's names the demo); a cache
+	// another tool wrote names nothing, and then signing in again with
+	// this binary does.
+	reconnect := renewCommand(connectFlags{providerURL: providerURL, cacheRoot: f.cacheRoot})
 	if renew := credcache.RenewCommand(f.cacheRoot, providerURL); renew != "" {
 		reconnect = renew
 	}
@@ -251,7 +252,7 @@ func classifiedServer(ctx context.Context, cfg adapter.Config, tokens []credcach
 		// what the probes read.
 		return srv, len(grants), exitOK, true
 	case len(owners) == len(grants):
-		fmt.Fprintf(stderr, "pdpp-mcp: Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter. Run `pdpp connect %s` to cache a grant-scoped client credential.\n", providerURL, providerURL)
+		fmt.Fprintf(stderr, "pdpp-mcp: Cached credential for %s is an owner token; owner credentials are refused by the MCP adapter. Run `%s` to cache a grant-scoped client credential.\n", providerURL, cfg.Reconnect)
 		return nil, 0, exitNoPerm, false
 	}
 	cfg.Grants = renewedGrants(tokens, owners)

@@ -48,6 +48,8 @@ func TestDemoTokenTTL(t *testing.T) {
 	if status, body := demoMCP(t, ready.MCPURL, ready.Bearer, list); status != http.StatusOK {
 		t.Fatalf("before expiry: %d %.300s", status, body)
 	}
+	// waits for the spawned demo's real clock to pass the token's expiry:
+	// the binary has no clock a test can move.
 	time.Sleep(time.Until(expires) + 300*time.Millisecond)
 	// A call that reads data meets the RS, which no longer takes the token.
 	const read = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":1}}}`
@@ -65,11 +67,11 @@ func TestDemoTokenTTL(t *testing.T) {
 		t.Errorf("after expiry: %d, challenge %q: %.300s", res.StatusCode, res.Header.Get("WWW-Authenticate"), body)
 	}
 	// Over stdio, on the demo's own cache, the expired credential's advice
-	// names the demo, which renews it, not `pdpp connect`, which the demo
+	// names the demo, which renews it, not a connect command, which the demo
 	// does not have.
 	st := startStdio(t, bin, t.TempDir(), "--provider-url", ready.RSURL, "--cache-root", ready.CacheRoot)
 	code, text := st.call("query_records", map[string]any{"stream": "messages", "limit": 1})
-	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "pdpp connect") {
+	if code != "credential_expired" || !strings.Contains(text, " demo`") || strings.Contains(text, "connect ") {
 		t.Errorf("stdio after expiry: %s %s", code, text)
 	}
 }

@@ -31,14 +31,44 @@ type runResult struct {
 
 // lockedBuffer is a bytes.Buffer safe for the exec copier and the test.
 type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed and replaced at every write; nil until awaited
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// waitFor returns once the buffer holds s, or false when within passes
+// first (only a hang takes that long): it wakes at each write rather than
+// polling.
+func (b *lockedBuffer) waitFor(s string, within time.Duration) bool {
+	timeout := time.NewTimer(within)
+	defer timeout.Stop()
+	for {
+		b.mu.Lock()
+		if strings.Contains(b.buf.String(), s) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.written == nil {
+			b.written = make(chan struct{})
+		}
+		written := b.written
+		b.mu.Unlock()
+		select {
+		case <-written:
+		case <-timeout.C:
+			return false
+		}
+	}
 }
 
 func (b *lockedBuffer) String() string {
@@ -160,10 +190,10 @@ func TestStdioExitCodes(t *testing.T) {
 			[]string{"--provider-url", rs.URL}, mcpSession, 77, []string{"is an owner token"}, []string{demodata.OwnerToken}},
 		{"owner role among several cached grants", `{"credential":{"access_token":"` + demodata.GmailToken + `"},"credentials":[{"access_token":"` + demodata.OwnerToken + `","role":"owner"}]}`, nil,
 			[]string{"--provider-url", rs.URL}, mcpSession, 77, []string{"is an owner token"}, []string{demodata.OwnerToken, demodata.GmailToken}},
-		{"nothing cached", "", nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"Run `pdpp connect " + rs.URL + "`"}, nil},
+		{"nothing cached", "", nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"Run `pdpp-mcp connect " + rs.URL + "`"}, nil},
 		{"expired credential", credJSON(demodata.GmailToken, expired), nil, []string{"--provider-url", rs.URL}, mcpSession, 78,
-			[]string{"is expired", "pdpp connect " + rs.URL}, []string{demodata.GmailToken}},
-		{"malformed cache", `{"credential":`, nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"not valid JSON", "pdpp connect"}, nil},
+			[]string{"is expired", "pdpp-mcp connect " + rs.URL}, []string{demodata.GmailToken}},
+		{"malformed cache", `{"credential":`, nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"not valid JSON", "pdpp-mcp connect"}, nil},
 		{"provider URL from env, cache root from env", credJSON(demodata.SlackToken, ""), map[string]string{"PDPP_PROVIDER_URL": rs.URL, "PDPP_CACHE_ROOT": ".pdpp"},
 			nil, mcpSession, 0, []string{"connected to " + rs.URL}, []string{demodata.SlackToken}},
 		{"success over stdio", `{"credential":{"access_token":"` + demodata.GmailToken + `"},"credentials":[{"access_token":"` + demodata.GitHubToken + `"}]}`, nil,

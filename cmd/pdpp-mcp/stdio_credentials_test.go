@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,7 +163,7 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
 	read := map[string]any{"stream": "messages", "limit": 2}
-	reconnect := "pdpp connect " + rs.URL
+	reconnect := "pdpp-mcp connect " + rs.URL
 
 	if code, text := s.call("query_records", read); code != "" {
 		t.Fatalf("fresh token: %s", text)
@@ -198,7 +197,9 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	if code, text := s.call("query_records", read); code != "" {
 		t.Fatalf("with the second token: %s", text)
 	}
-	time.Sleep(1600 * time.Millisecond) // its cached expires_at passes
+	// waits for the spawned adapter's real clock to pass the cached
+	// expires_at: the binary has no clock a test can move.
+	time.Sleep(1600 * time.Millisecond)
 	before := len(rs.Server.Requests())
 	code, text = s.call("query_records", read)
 	if code != "credential_expired" || !strings.Contains(text, "`"+reconnect+"`") {
@@ -230,7 +231,7 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 		wantIDs    []int
 	}{
 		{"single unlabelled owner token", credJSON(demodata.OwnerToken, ""), exitNoPerm,
-			[]string{"is an owner token", "owner credentials are refused", "pdpp connect"}, nil},
+			[]string{"is an owner token", "owner credentials are refused", "pdpp-mcp connect"}, nil},
 		{"unlabelled owner among client grants",
 			`{"credential":{"access_token":"` + demodata.GmailToken + `"},"credentials":[{"access_token":"` + demodata.OwnerToken + `"},{"access_token":"` + demodata.SlackToken + `"}]}`,
 			exitOK, []string{"warning: cached credential 2 of 3", "is an owner token", "dropped and never used", "using 2 scoped credential(s)"}, []int{1, 2, 3}},
@@ -287,7 +288,8 @@ func TestStdioUnlabelledOwnerToken(t *testing.T) {
 func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	rs := testenv.StartRS(t, testenv.Options{NoContract: true}) // the slow answer is cut off, never written
+	reads := testenv.NewArrivals("/v1/streams")
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true, OnRequest: reads.Observe}) // the slow answer is cut off, never written
 	dir := t.TempDir()
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
@@ -296,20 +298,10 @@ func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	}
 	rs.Server.SetFaults(&rstest.Faults{PathPrefix: "/v1/streams", Latency: time.Minute})
 	s.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":2}}}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for !slices.ContainsFunc(rs.Server.Requests(), func(r rstest.RecordedRequest) bool { return strings.HasPrefix(r.Path, "/v1/streams") }) {
-		if time.Now().After(deadline) {
-			t.Fatal("the call never reached the RS")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	reads.Await(t, 1, 10*time.Second)
 	_ = s.stdin.Close()
-	deadline = time.Now().Add(20 * time.Second)
-	for !strings.Contains(s.stderr.String(), `"tool":"query_records"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !s.stderr.waitFor(`"tool":"query_records"`, 20*time.Second) {
+		t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
 	}
 	log := s.stderr.String()
 	if !strings.Contains(log, `"error_code":"cancelled"`) || strings.Contains(log, "rs_unavailable") {

@@ -22,7 +22,8 @@ import (
 func TestStdioEOFAnswersEveryCallInFlight(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	rs := testenv.StartRS(t, testenv.Options{NoContract: true}) // the slow answers are cut off, never written
+	reads := testenv.NewArrivals("/v1/streams")
+	rs := testenv.StartRS(t, testenv.Options{NoContract: true, OnRequest: reads.Observe}) // the slow answers are cut off, never written
 	dir := t.TempDir()
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
@@ -37,13 +38,7 @@ func TestStdioEOFAnswersEveryCallInFlight(t *testing.T) {
 		want = append(want, id)
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":2}}}`, id))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for countPrefix(rs.Server.Requests(), "/v1/streams") < 5 {
-		if time.Now().After(deadline) {
-			t.Fatal("the calls never reached the RS")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	reads.Await(t, 5, 10*time.Second)
 	closed := time.Now()
 	_ = s.stdin.Close()
 	var got []int
@@ -71,14 +66,4 @@ func TestStdioEOFAnswersEveryCallInFlight(t *testing.T) {
 		t.Errorf("answers after EOF (-want +got):\n%s\nstderr:\n%s", diff, s.stderr.String())
 	}
 	t.Logf("%d answers, stdout closed %v after stdin", len(got), time.Since(closed).Round(time.Millisecond))
-}
-
-func countPrefix(reqs []rstest.RecordedRequest, prefix string) int {
-	n := 0
-	for _, r := range reqs {
-		if strings.HasPrefix(r.Path, prefix) {
-			n++
-		}
-	}
-	return n
 }

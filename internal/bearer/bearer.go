@@ -99,5 +99,5 @@ const (
 		"this server serves); retrying does not help. This adapter serves grant-scoped client tokens."
 	// ConnectAdvice is how a person gets a grant-scoped client token
 	// without the adapter's own sign-in.
-	ConnectAdvice = "Run pdpp connect to get a grant-scoped client token for the sources you choose, and use it with pdpp-mcp stdio."
+	ConnectAdvice = "Run pdpp-mcp connect with the resource server URL to get a grant-scoped client token for the sources you choose; pdpp-mcp (stdio) then uses it and renews it."
 )

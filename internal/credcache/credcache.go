@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 	"io"
 	"net/url"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/internal/bearer"
+	"github.com/pdpp/pdpp-mcp/internal/regularfile"
 )
 
 // Credential error codes; cmd maps them to exit codes.
@@ -206,14 +206,14 @@ type Token struct {
 // file order without duplicates, and the cache file's path. An owner
 // credential anywhere in the file refuses the whole load: the adapter never
 // runs next to owner authority. Expired credentials are skipped; none left
-// is an error with guidance naming `pdpp connect <url>`.
+// is an error with guidance naming `pdpp-mcp connect <url>`.
 func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error) {
 	path, err := CacheFilePath(cacheRoot, providerURL)
 	if err != nil {
 		return nil, "", err
 	}
 	norm, _ := NormalizeProviderURL(providerURL)
-	l := cacheLoad{path: path, norm: norm, guidance: fmt.Sprintf("Run `pdpp connect %s` and try again.", norm)}
+	l := cacheLoad{path: path, norm: norm, guidance: fmt.Sprintf("Run `%s` and try again.", connectCommand(cacheRoot, norm))}
 	cf, err := l.readFile()
 	if err != nil {
 		return nil, path, err
@@ -370,4 +370,23 @@ func usableBearer(tok, tokenType string) bool {
 		return false
 	}
 	return bearer.WellFormed(tok)
+}
+
+// connectCommand is the command that signs in to providerURL and writes
+// this cache: `pdpp-mcp connect`, with the cache root when it is not the
+// default (made absolute: the advice may be followed elsewhere).
+func connectCommand(cacheRoot, providerURL string) string {
+	cmd := "pdpp-mcp connect " + providerURL
+	if cacheRoot == "" || cacheRoot == ".pdpp" {
+		return cmd
+	}
+	if abs, err := filepath.Abs(cacheRoot); err == nil {
+		cacheRoot = abs
+	}
+	if strings.ContainsFunc(cacheRoot, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) {
+		cacheRoot = "'" + strings.ReplaceAll(cacheRoot, "'", `'\''`) + "'"
+	}
+	return cmd + " --cache-root " + cacheRoot
 }

@@ -67,7 +67,7 @@ func TestLoad(t *testing.T) {
 		wantCode string
 		wantMsg  string // substring of the message
 	}{
-		{"missing file", "", nil, credcache.CredNotConnected, "Run `pdpp connect http://127.0.0.1:7662`"},
+		{"missing file", "", nil, credcache.CredNotConnected, "Run `pdpp-mcp connect http://127.0.0.1:7662 --cache-root "},
 		{"minimal", `{"credential":{"access_token":"tok-a"}}`, []string{"tok-a"}, "", ""},
 		{"full TS shape", `{"provider_url":"http://127.0.0.1:7662/","scope":"s","credential":{"access_token":"tok-a","token_type":"Bearer","expires_at":"2026-05-01T00:00:00Z","grant_id":"g","scope":"s"}}`, []string{"tok-a"}, "", ""},
 		{"several grants, duplicates dropped", `{"credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b"},{"access_token":"tok-a"},{"access_token":"tok-c","expires_at":"2020-01-01T00:00:00Z"}]}`, []string{"tok-a", "tok-b"}, "", ""},
@@ -79,7 +79,7 @@ func TestLoad(t *testing.T) {
 		{"owner among several", `{"credential":{"access_token":"tok-a"},"credentials":[{"access_token":"tok-b","role":"owner"}]}`, nil, credcache.CredOwnerRefused, "owner token"},
 		{"owner label on the file", `{"pdpp_token_kind":"owner","credential":{"access_token":"tok-a"}}`, nil, credcache.CredOwnerRefused, "owner token"},
 		{"owner even when expired", `{"credential":{"access_token":"tok-a","role":"owner","expires_at":"2020-01-01T00:00:00Z"}}`, nil, credcache.CredOwnerRefused, "owner token"},
-		{"expired", `{"credential":{"access_token":"tok-a","expires_at":"2026-04-25T15:00:00Z"}}`, nil, credcache.CredExpired, "is expired. Run `pdpp connect"},
+		{"expired", `{"credential":{"access_token":"tok-a","expires_at":"2026-04-25T15:00:00Z"}}`, nil, credcache.CredExpired, "is expired. Run `pdpp-mcp connect"},
 		{"no access token", `{"credential":{"token_type":"Bearer"}}`, nil, credcache.CredInvalid, "no access_token; expected " + credcache.CacheShape},
 		{"the documented shape", strings.NewReplacer("https://rs.example", "http://127.0.0.1:7662", "…", "tok-a").Replace(credcache.CacheShape), []string{"tok-a"}, "", ""},
 		{"top-level access token", `{"provider_url":"http://127.0.0.1:7662","access_token":"tok-a","token_type":"Bearer"}`, nil, credcache.CredInvalid,

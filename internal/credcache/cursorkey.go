@@ -69,7 +69,11 @@ func createCursorSecret(path string) error {
 	if werr != nil {
 		return werr
 	}
-	return os.Link(tmp.Name(), path)
+	if err := os.Link(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
 }
 
 // readCursorSecret reads an existing secret file, bounded, without its

@@ -123,7 +123,7 @@ func marshalCache(doc any) ([]byte, error) {
 }
 
 // writeAtomic writes raw to a private temporary file beside path, syncs
-// it and renames it over path.
+// it, renames it over path and syncs the directory.
 func writeAtomic(path string, raw []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*") // 0600
 	if err != nil {
@@ -140,7 +140,26 @@ func writeAtomic(path string, raw []byte) error {
 	if werr != nil {
 		return werr
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// syncDir flushes dir's entries, so a file just renamed or linked into it
+// survives a power cut as well as a crash (the file's own sync covers its
+// bytes, not the name pointing at them): a rotated refresh token lost
+// that way would leave the old one, which the authorization server then
+// treats as reused and answers by revoking the grant. Best effort: the
+// rename already happened, and some systems cannot sync a directory.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
 }
 
 // ensureGitignore keeps the cache root out of version control, as `pdpp

@@ -67,6 +67,11 @@ type tuner struct {
 	last    int
 	stopped bool
 	sample  []metrics.Sample
+
+	// adjusted, when set, is called after every adjustment a collection
+	// triggers: a test awaits the cleanup goroutine's turn through it
+	// instead of sleeping.
+	adjusted func()
 }
 
 // sentinel is an object the collector frees once per cycle; its cleanup
@@ -78,13 +83,18 @@ type sentinel struct{ _ *tuner }
 // base is Go's GC percent at the call (100 unless GOGC or SetGCPercent
 // said otherwise), adjusting after every collection; stop restores base.
 // A base of off (GOGC=off) is left alone.
-func Start(floor uint64) (stop func()) {
+func Start(floor uint64) (stop func()) { return start(floor, nil) }
+
+// start is Start, calling adjusted (when not nil) after every adjustment
+// that follows a collection.
+func start(floor uint64, adjusted func()) (stop func()) {
 	base := debug.SetGCPercent(100)
 	debug.SetGCPercent(base)
 	if base < 0 || floor == 0 {
 		return func() {}
 	}
-	t := &tuner{floor: floor, base: base, last: base, sample: []metrics.Sample{{Name: liveMetric}, {Name: stacksMetric}, {Name: globalsMetric}}}
+	t := &tuner{floor: floor, base: base, last: base, adjusted: adjusted,
+		sample: []metrics.Sample{{Name: liveMetric}, {Name: stacksMetric}, {Name: globalsMetric}}}
 	t.adjust()
 	t.arm()
 	return func() {
@@ -102,8 +112,12 @@ func Start(floor uint64) (stop func()) {
 func (t *tuner) arm() {
 	s := &sentinel{}
 	runtime.AddCleanup(s, func(t *tuner) {
-		if t.adjust() {
+		running := t.adjust()
+		if running {
 			t.arm()
+		}
+		if t.adjusted != nil {
+			t.adjusted()
 		}
 	}, t)
 }

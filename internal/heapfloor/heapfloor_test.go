@@ -62,12 +62,26 @@ func TestStartHoldsTheGoalAtTheFloor(t *testing.T) {
 	if before >= floor/2 {
 		t.Skipf("the test binary's heap goal is already %d MB", before/mb)
 	}
-	stop := heapfloor.Start(floor)
-	deadline := time.Now().Add(10 * time.Second)
-	for heapGoal() < floor*9/10 && time.Now().Before(deadline) {
+	adjusted := make(chan struct{}, 1)
+	stop := heapfloor.StartNotifying(floor, func() {
+		select {
+		case adjusted <- struct{}{}:
+		default:
+		}
+	})
+	for range 100 {
+		if heapGoal() >= floor*9/10 {
+			break
+		}
 		sink = make([]byte, 64<<10)
 		runtime.GC()
-		time.Sleep(time.Millisecond) // cleanups run on their own goroutine
+		// The tuner adjusts on the runtime's cleanup goroutine: wait for
+		// its turn after this collection.
+		select {
+		case <-adjusted:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no adjustment within 10s of a collection")
+		}
 	}
 	if g := heapGoal(); g < floor*9/10 || g > floor*11/10 {
 		t.Fatalf("heap goal %d MB with the floor at %d MB (was %d MB)", g/mb, floor/mb, before/mb)

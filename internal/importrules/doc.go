@@ -2,7 +2,8 @@
 // from source and enforces the layering of CONTRIBUTING.md, so a boundary
 // between packages is kept by the build rather than by review.
 //
-//	cmd ──▶ hosted ──▶ adapter ──▶ rsclient, schemaindex, contentladder
+//	cmd ──▶ hosted ──▶ adapter ──▶ page, rsclient, schemaindex, contentladder
+//	page ──▶ contentladder, schemaindex; no MCP module, not rsclient, not context
 //	hosted ──▶ bearerauth ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd only (and e2e, which drives cmd)
 //	rsclient/rstest ──▶ nothing of the adapter side

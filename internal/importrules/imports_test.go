@@ -15,9 +15,10 @@ import (
 
 // The import rules of DESIGN.md / CONTRIBUTING.md:
 //
-//	cmd ──▶ hosted ──▶ adapter ──▶ rsclient, schemaindex, contentladder
+//	cmd ──▶ hosted ──▶ adapter ──▶ page, rsclient, schemaindex, contentladder
 //	hosted ──▶ bearerauth, and the leaves
 //	bearerauth ──▶ no project package, no MCP module
+//	page ──▶ contentladder, schemaindex; no MCP module, not rsclient, not context
 //	rsclient, schemaindex, contentladder ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary;
 //	                       internal/ritest, which writes the cache they read)
@@ -43,12 +44,25 @@ var sharedUtilities = []string{"internal/softcache", "internal/bearer", "interna
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
 var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}
 
+// pageLayer builds what the model sees from typed reads: pure functions,
+// so it reaches no RS client and no MCP module and takes no context.
+const pageLayer = "page"
+
+// pageMayImport are the project packages page builds on, besides the
+// shared utilities.
+var pageMayImport = []string{"contentladder", "schemaindex"}
+
+// impureStandard are the standard-library packages a pure layer does not
+// import: a function that takes a context waits on or cancels something.
+var impureStandard = []string{"context"}
+
 // pkgGraph maps a module-relative package dir ("." for the root) to the
 // module-relative dirs it imports.
 type pkgGraph struct {
 	imports     map[string][]string // non-test imports
 	testImports map[string][]string // _test.go imports, both packages
 	external    map[string][]string // non-test imports from outside the module
+	standard    map[string][]string // non-test imports of the standard library
 }
 
 // within reports whether pkg is dir or below it.
@@ -109,15 +123,19 @@ var layerRules = []layerRule{
 	{under(leaves...), func(pkg, dep string) bool {
 		return within(dep, strings.SplitN(pkg, "/", 2)[0]) || withinAny(dep, sharedUtilities...)
 	}, "rsclient, schemaindex and contentladder import no other project package"},
+	{under(pageLayer), func(_, dep string) bool {
+		return within(dep, pageLayer) || withinAny(dep, pageMayImport...) || withinAny(dep, sharedUtilities...)
+	}, "page imports only contentladder, schemaindex and the shared utilities"},
 	{under("bearerauth"), func(_, dep string) bool {
 		return withinAny(dep, "bearerauth") || withinAny(dep, sharedUtilities...)
 	}, "bearerauth imports no other project package"},
 	{under(sharedUtilities...), func(pkg, dep string) bool { return within(dep, pkg) },
 		"shared utilities import no other project package"},
-	{under("adapter"), func(_, dep string) bool { return within(dep, "adapter") || isLeaf(dep) },
-		"adapter imports only rsclient, schemaindex and contentladder"},
-	{under("hosted"), func(_, dep string) bool { return withinAny(dep, "hosted", "adapter", "bearerauth") || isLeaf(dep) },
-		"hosted imports only adapter, bearerauth and the leaves"},
+	{under("adapter"), func(_, dep string) bool { return withinAny(dep, "adapter", pageLayer) || isLeaf(dep) },
+		"adapter imports only page, rsclient, schemaindex and contentladder"},
+	{under("hosted"), func(_, dep string) bool {
+		return withinAny(dep, "hosted", "adapter", "bearerauth", pageLayer) || isLeaf(dep)
+	}, "hosted imports only adapter, bearerauth, page and the leaves"},
 	{under("rsclient/rstest"), func(_, dep string) bool { return within(dep, "rsclient/rstest") },
 		"rsclient/rstest imports nothing of the adapter side"},
 }
@@ -136,7 +154,14 @@ func importViolations(g pkgGraph) []string {
 			}
 		}
 		for _, ext := range mcpImports(g, pkg, closure) {
-			report(pkg, ext, "no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities")
+			report(pkg, ext, "no MCP types in page, rsclient, schemaindex, contentladder, bearerauth or shared utilities")
+		}
+		if within(pkg, pageLayer) {
+			for _, std := range g.standard[pkg] {
+				if withinAny(std, impureStandard...) {
+					report(pkg, std, "page is pure: it imports no context")
+				}
+			}
 		}
 	}
 	for pkg, deps := range g.imports {
@@ -162,7 +187,7 @@ func importViolations(g pkgGraph) []string {
 // mcpImports lists the MCP SDK packages that pkg, a package that must not
 // carry MCP types, reaches through its own or its dependencies' imports.
 func mcpImports(g pkgGraph, pkg string, closure []string) []string {
-	if !withinAny(pkg, append(slices.Concat(leaves, sharedUtilities), "bearerauth")...) {
+	if !withinAny(pkg, append(slices.Concat(leaves, sharedUtilities), "bearerauth", pageLayer)...) {
 		return nil
 	}
 	var out []string
@@ -241,10 +266,22 @@ func outside(paths []string) []string {
 	return out
 }
 
+// standard keeps the imports of the standard library (no dot in the first
+// path element; "C" is cgo, not a package).
+func standard(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p != "C" && !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // readGraph reads the import graph of every package under root.
 func readGraph(t *testing.T, root string) pkgGraph {
 	t.Helper()
-	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}, external: map[string][]string{}}
+	g := pkgGraph{imports: map[string][]string{}, testImports: map[string][]string{}, external: map[string][]string{}, standard: map[string][]string{}}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -269,6 +306,7 @@ func readGraph(t *testing.T, root string) pkgGraph {
 		rel = filepath.ToSlash(rel)
 		g.imports[rel] = project(pkg.Imports)
 		g.external[rel] = outside(pkg.Imports)
+		g.standard[rel] = standard(pkg.Imports)
 		g.testImports[rel] = project(append(slices.Clone(pkg.TestImports), pkg.XTestImports...))
 		return nil
 	})
@@ -304,7 +342,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"bearerauth":             {"internal/softcache"},
 			"internal/softcache":     nil,
 			"internal/credcache":     {"bearerauth"},
-			"adapter":                {"rsclient", "schemaindex", "contentladder", "internal/softcache", "internal/fanout"},
+			"adapter":                {"page", "rsclient", "schemaindex", "contentladder", "internal/softcache", "internal/fanout"},
+			"page":                   {"contentladder", "schemaindex", "internal/softcache"},
 			"rsclient":               {"rsclient/internal/wire"},
 			"rsclient/rstest":        {"rsclient/rstest/internal/searchindex", "rsclient/rstest/demodata"},
 			"e2e":                    {"adapter", "rsclient/rstest", "e2e/harness"},
@@ -319,6 +358,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"adapter":    {"github.com/mark3labs/mcp-go/mcp"},
 			"hosted":     {"github.com/mark3labs/mcp-go/server"},
 			"bearerauth": {"github.com/golang-jwt/jwt/v5"},
+		}, standard: map[string][]string{
+			"adapter": {"context", "encoding/json"},
+			"page":    {"encoding/json", "unicode/utf8"},
 		}}},
 		{name: "leaf imports leaf", graph: pkgGraph{imports: map[string][]string{
 			"schemaindex": {"contentladder"},
@@ -330,20 +372,49 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"rsclient imports adapter: rsclient, schemaindex and contentladder import no other project package",
 			"rsclient imports internal/helper: rsclient, schemaindex and contentladder import no other project package",
 		}},
+		{name: "leaf imports page", graph: pkgGraph{imports: map[string][]string{
+			"contentladder": {"page"},
+		}}, want: []string{"contentladder imports page: rsclient, schemaindex and contentladder import no other project package"}},
+		{name: "page imports the RS client", graph: pkgGraph{imports: map[string][]string{
+			"page":     {"contentladder", "rsclient"},
+			"rsclient": nil,
+		}}, want: []string{"page imports rsclient: page imports only contentladder, schemaindex and the shared utilities"}},
+		{name: "page imports the adapter", graph: pkgGraph{imports: map[string][]string{
+			"page":    {"adapter"},
+			"adapter": {"rsclient"},
+		}}, want: []string{
+			"page imports adapter: page imports only contentladder, schemaindex and the shared utilities",
+			"page imports rsclient: page imports only contentladder, schemaindex and the shared utilities",
+		}},
+		{name: "page takes a context", graph: pkgGraph{imports: map[string][]string{
+			"page":            {"page/internal/x"},
+			"page/internal/x": nil,
+		}, standard: map[string][]string{
+			"page":            {"context", "encoding/json"},
+			"page/internal/x": {"context"},
+		}}, want: []string{
+			"page imports context: page is pure: it imports no context",
+			"page/internal/x imports context: page is pure: it imports no context",
+		}},
+		{name: "page uses an MCP SDK", graph: pkgGraph{imports: map[string][]string{
+			"page": nil,
+		}, external: map[string][]string{
+			"page": {"github.com/mark3labs/mcp-go/mcp"},
+		}}, want: []string{"page imports github.com/mark3labs/mcp-go/mcp: no MCP types in page, rsclient, schemaindex, contentladder, bearerauth or shared utilities"}},
 		{name: "adapter imports the mock", graph: pkgGraph{imports: map[string][]string{
 			"adapter/toolschemas": {"rsclient/rstest/internal/searchindex"},
-		}}, want: []string{"adapter/toolschemas imports rsclient/rstest/internal/searchindex: adapter imports only rsclient, schemaindex and contentladder"}},
+		}}, want: []string{"adapter/toolschemas imports rsclient/rstest/internal/searchindex: adapter imports only page, rsclient, schemaindex and contentladder"}},
 		{name: "adapter imports the HTTP door", graph: pkgGraph{imports: map[string][]string{
 			"adapter": {"hosted"},
-		}}, want: []string{"adapter imports hosted: adapter imports only rsclient, schemaindex and contentladder"}},
+		}}, want: []string{"adapter imports hosted: adapter imports only page, rsclient, schemaindex and contentladder"}},
 		{name: "adapter imports token verification", graph: pkgGraph{imports: map[string][]string{
 			"adapter": {"bearerauth"},
-		}}, want: []string{"adapter imports bearerauth: adapter imports only rsclient, schemaindex and contentladder"}},
+		}}, want: []string{"adapter imports bearerauth: adapter imports only page, rsclient, schemaindex and contentladder"}},
 		{name: "hosted imports the credential cache", graph: pkgGraph{imports: map[string][]string{
 			"hosted":             {"internal/credcache"},
 			"internal/credcache": nil,
 		}}, want: []string{
-			"hosted imports internal/credcache: hosted imports only adapter, bearerauth and the leaves",
+			"hosted imports internal/credcache: hosted imports only adapter, bearerauth, page and the leaves",
 			"hosted imports internal/credcache: only cmd (and e2e) use internal/credcache",
 		}},
 		{name: "bearerauth imports the adapter", graph: pkgGraph{imports: map[string][]string{
@@ -357,15 +428,15 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"bearerauth": nil,
 		}, external: map[string][]string{
 			"bearerauth": {"github.com/modelcontextprotocol/go-sdk/auth"},
-		}}, want: []string{"bearerauth imports github.com/modelcontextprotocol/go-sdk/auth: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities"}},
+		}}, want: []string{"bearerauth imports github.com/modelcontextprotocol/go-sdk/auth: no MCP types in page, rsclient, schemaindex, contentladder, bearerauth or shared utilities"}},
 		{name: "leaf uses MCP types through a subpackage", graph: pkgGraph{imports: map[string][]string{
 			"schemaindex":            {"schemaindex/internal/x"},
 			"schemaindex/internal/x": nil,
 		}, external: map[string][]string{
 			"schemaindex/internal/x": {"github.com/mark3labs/mcp-go/mcp"},
 		}}, want: []string{
-			"schemaindex imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities",
-			"schemaindex/internal/x imports github.com/mark3labs/mcp-go/mcp: no MCP types in rsclient, schemaindex, contentladder, bearerauth or shared utilities",
+			"schemaindex imports github.com/mark3labs/mcp-go/mcp: no MCP types in page, rsclient, schemaindex, contentladder, bearerauth or shared utilities",
+			"schemaindex/internal/x imports github.com/mark3labs/mcp-go/mcp: no MCP types in page, rsclient, schemaindex, contentladder, bearerauth or shared utilities",
 		}},
 		{name: "shared utility imports the adapter", graph: pkgGraph{imports: map[string][]string{
 			"internal/softcache": {"adapter"},

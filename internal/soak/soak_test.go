@@ -109,6 +109,8 @@ func TestSoak(t *testing.T) {
 			t.Fatalf("warm-up %s: %s", c.tool, code)
 		}
 	}
+	// waits for the spawned adapter to close the warm-up's connections and
+	// end its detached fetches before the baseline: it signals neither.
 	time.Sleep(time.Second)
 	gBefore := ad.goroutines(t)
 	rssBefore := ad.status(t)["VmRSS"]
@@ -472,6 +474,8 @@ func (p *adapterProc) settledGoroutines(t *testing.T, baseline int) int {
 	t.Helper()
 	n := p.goroutines(t)
 	for deadline := time.Now().Add(10 * time.Second); n > baseline && time.Now().Before(deadline); n = p.goroutines(t) {
+		// waits for the spawned adapter's goroutines to end: a count read
+		// from its metrics is the only sign it gives.
 		time.Sleep(250 * time.Millisecond)
 	}
 	return n

@@ -60,6 +60,10 @@ type Options struct {
 	// LexicalGaps leaves connection streams out of the lexical index, as
 	// the real RS once did (D5; rstest.Options).
 	LexicalGaps []rstest.LexicalGap
+	// OnRequest sees every request as the mock logs it, before it is
+	// answered (rstest.Options.OnRequest; it must not block): a test
+	// awaits an arrival (see Arrivals) instead of polling the log.
+	OnRequest func(rstest.RecordedRequest)
 }
 
 // StartRS serves the mock RS on a loopback httptest server for the test's
@@ -71,7 +75,7 @@ func StartRS(t testing.TB, opts Options) *RS {
 		ds = Dataset(t)
 	}
 	srv, err := rstest.New(ds, rstest.Options{Semantic: !opts.NoSemantic, TokenTTL: opts.TokenTTL, Now: opts.Now,
-		Capabilities: opts.Capabilities, LexicalGaps: opts.LexicalGaps})
+		Capabilities: opts.Capabilities, LexicalGaps: opts.LexicalGaps, OnRequest: opts.OnRequest})
 	if err != nil {
 		t.Fatalf("mock RS: %v", err)
 	}

@@ -1,4 +1,4 @@
-package contentladder
+package page
 
 import (
 	"encoding/json"
@@ -8,7 +8,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
 )
+
+// testRef is a record with a real-length connection id, the size a ladder
+// entry is measured at.
+var testRef = contentladder.RecordRef{ConnectionID: "cin_3f9a1c0e5b7d2a4c6e8f0a1b", Stream: "message_bodies", RecordID: "19659a5b3c1d4e2f"}
 
 func loadInput(t *testing.T, name string) json.RawMessage {
 	t.Helper()
@@ -41,7 +47,7 @@ func TestBuildLadderGolden(t *testing.T) {
 func TestBuildLadderEntries(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 100)
-	ref := RecordRef{"cin_a", "messages", "m1"}
+	ref := contentladder.RecordRef{ConnectionID: "cin_a", Stream: "messages", RecordID: "m1"}
 	tests := []struct {
 		name    string
 		payload string
@@ -85,21 +91,21 @@ func TestBuildLadderEntries(t *testing.T) {
 // the preview stopped.
 func TestLadderContinuationArgs(t *testing.T) {
 	t.Parallel()
-	ref := RecordRef{"cin_a", "messages", "m1"}
+	ref := contentladder.RecordRef{ConnectionID: "cin_a", Stream: "messages", RecordID: "m1"}
 	l := BuildLadder(ref, json.RawMessage(`{"text":"`+strings.Repeat("z", 50)+`"}`), LadderOptions{PreviewChars: 20, WindowChars: 99999})
 	if len(l) != 1 || l[0].Continuation == nil {
 		t.Fatalf("ladder %+v", l)
 	}
 	c := l[0].Continuation
-	want := map[string]any{"id": "cin_a/messages:m1", "field_path": "text", "offset_chars": 20, "limit_chars": MaxWindowChars}
+	want := map[string]any{"id": "cin_a/messages:m1", "field_path": "text", "offset_chars": 20, "limit_chars": contentladder.MaxWindowChars}
 	if diff := cmp.Diff(want, c.Args); diff != "" || c.Tool != ToolReadRecordField {
 		t.Errorf("tool %q args (-want +got):\n%s", c.Tool, diff)
 	}
-	w, err := ParseFieldWindowHandle(strings.TrimPrefix(c.ResourceURI, FieldWindowURIPrefix))
+	w, err := contentladder.ParseFieldWindowHandle(strings.TrimPrefix(c.ResourceURI, contentladder.FieldWindowURIPrefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(WindowSpec{Ref: ref, FieldPath: "text", OffsetChars: 20, LimitChars: MaxWindowChars}, w); diff != "" {
+	if diff := cmp.Diff(contentladder.WindowSpec{Ref: ref, FieldPath: "text", OffsetChars: 20, LimitChars: contentladder.MaxWindowChars}, w); diff != "" {
 		t.Errorf("resource window (-want +got):\n%s", diff)
 	}
 }
@@ -111,9 +117,9 @@ func TestLadderContinuationArgs(t *testing.T) {
 func TestLadderEntryBytes(t *testing.T) {
 	t.Parallel()
 	payload := json.RawMessage(`{"body_text":"` + strings.Repeat("w", 5000) + `","blob_ref":{"blob_id":"blob_9a1c","mime_type":"application/pdf","size_bytes":245120,"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},"headers":[` + strings.Repeat(`"h",`, 300) + `"h"]}`)
-	short := RecordRef{"cin_a", "messages", "m1"}
+	short := contentladder.RecordRef{ConnectionID: "cin_a", Stream: "messages", RecordID: "m1"}
 	tests := []struct {
-		ref    RecordRef
+		ref    contentladder.RecordRef
 		omit   bool
 		budget int
 	}{

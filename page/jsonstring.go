@@ -1,4 +1,4 @@
-package contentladder
+package page
 
 import (
 	"bytes"

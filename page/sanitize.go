@@ -1,4 +1,4 @@
-package contentladder
+package page
 
 import (
 	"bytes"
@@ -219,4 +219,4 @@ type sanitizeError string
 
 func (e sanitizeError) Error() string { return string(e) }
 
-const errTooDeep = sanitizeError("contentladder: JSON nested too deeply for a preview")
+const errTooDeep = sanitizeError("page: JSON nested too deeply for a preview")

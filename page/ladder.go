@@ -1,8 +1,10 @@
-package contentladder
+package page
 
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/pdpp/pdpp-mcp/contentladder"
 )
 
 // Ladder defaults.
@@ -65,7 +67,7 @@ type LadderOptions struct {
 	// MaxEntries bounds the entries per record; ≤ 0 means DefaultMaxEntries.
 	MaxEntries int
 	// WindowChars is the limit_chars of text continuations; ≤ 0 means
-	// DefaultWindowChars, capped at MaxWindowChars.
+	// contentladder.DefaultWindowChars, capped at contentladder.MaxWindowChars.
 	WindowChars int
 	// OmitRecordIdentity leaves ID, ConnectionID, Stream and RecordID empty
 	// (and out of the JSON) for callers that state the record's identity
@@ -87,7 +89,7 @@ type LadderOptions struct {
 //
 // Short complete fields, scalars and nulls are omitted to keep results
 // small. A payload that is not an object yields nil.
-func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []LadderEntry {
+func BuildLadder(ref contentladder.RecordRef, payload json.RawMessage, opt LadderOptions) []LadderEntry {
 	fields, ok := objectFields(payload)
 	if !ok {
 		return nil
@@ -103,15 +105,15 @@ func BuildLadder(ref RecordRef, payload json.RawMessage, opt LadderOptions) []La
 // payload's top-level members (each FieldInfo's Path is the member name,
 // in payload order, duplicates resolved as objectFields does): a record
 // page parses every payload once for its text and reuses that here.
-func LadderFromFields(ref RecordRef, fields []FieldInfo, opt LadderOptions) []LadderEntry {
+func LadderFromFields(ref contentladder.RecordRef, fields []FieldInfo, opt LadderOptions) []LadderEntry {
 	lo := ladderOf{ref: ref, id: ref.ID(), preview: opt.PreviewChars, window: opt.WindowChars, omitIdentity: opt.OmitRecordIdentity}
 	if lo.preview <= 0 {
 		lo.preview = DefaultPreviewChars
 	}
 	if lo.window <= 0 {
-		lo.window = DefaultWindowChars
+		lo.window = contentladder.DefaultWindowChars
 	}
-	lo.window = min(lo.window, MaxWindowChars)
+	lo.window = min(lo.window, contentladder.MaxWindowChars)
 	maxEntries := opt.MaxEntries
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
@@ -138,7 +140,7 @@ func InLadder(fi FieldInfo, previewChars int) bool {
 
 // ladderOf is one record's ladder settings.
 type ladderOf struct {
-	ref             RecordRef
+	ref             contentladder.RecordRef
 	id              string
 	preview, window int
 	omitIdentity    bool
@@ -155,11 +157,11 @@ func (lo ladderOf) entry(fi FieldInfo) (LadderEntry, bool) {
 		FieldPath: key, Type: fi.Type, Class: fi.Class, MIMEType: fi.MIMEType, Digest: fi.Digest,
 		SizeChars: fi.SizeChars, SizeBytes: fi.SizeBytes,
 	}
-	pathOK := ValidateSegment("field_path", key) == nil
+	pathOK := contentladder.ValidateSegment("field_path", key) == nil
 	switch {
 	case fi.Class == ClassBinary:
 		e.Status = StatusBinaryOnly
-		e.BlobID, e.Handle = fi.BlobID, RecordURI(lo.ref)
+		e.BlobID, e.Handle = fi.BlobID, contentladder.RecordURI(lo.ref)
 		if fi.Type == "object" {
 			e.SizeChars = 0 // the blob_ref's JSON size says nothing useful
 		}
@@ -167,11 +169,11 @@ func (lo ladderOf) entry(fi FieldInfo) (LadderEntry, bool) {
 		e.Status = StatusUnavailable
 	case fi.Class == ClassText:
 		e.Status, e.PreviewChars = StatusTruncated, lo.preview
-		w := WindowSpec{Ref: lo.ref, FieldPath: key, OffsetChars: lo.preview, LimitChars: lo.window}
+		w := contentladder.WindowSpec{Ref: lo.ref, FieldPath: key, OffsetChars: lo.preview, LimitChars: lo.window}
 		e.Continuation = &Continuation{
 			Tool:        ToolReadRecordField,
 			Args:        map[string]any{"id": id, "field_path": key, "offset_chars": lo.preview, "limit_chars": lo.window},
-			ResourceURI: FieldWindowURI(w),
+			ResourceURI: contentladder.FieldWindowURI(w),
 		}
 	default: // JSON
 		e.Status, e.PreviewChars = StatusTruncated, lo.preview
