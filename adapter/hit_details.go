@@ -1,13 +1,15 @@
 package adapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -129,8 +131,11 @@ func readFor(f hitFields, h searchHit) hitFields {
 func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage, searchTook time.Duration) []warning {
 	budget, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
 	defer cancel()
-	var wg sync.WaitGroup
-	pending := make([]bool, len(p.hits))
+	type titleRead struct {
+		hit  int // index in p.hits
+		read hitDetailRead
+	}
+	var reads []titleRead
 	for i := range p.hits {
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
@@ -139,30 +144,47 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
-		key := hitDetailKey(h, want)
-		if d, err, ok := s.hitDetails.c.Peek(key); ok {
+		read := newHitDetailRead(h, want)
+		if d, err, ok := s.hitDetails.c.Peek(read.key); ok {
 			if err == nil {
 				h.applyDetails(d, want)
 			}
 			continue
 		}
-		// Started here, in the loop: every read of the page is under way
-		// before any wait begins, however late the goroutines run.
-		read := s.startHitDetail(ctx, h, want, key)
-		wg.Go(func() {
-			d, err := read.Wait(budget)
-			if err != nil {
-				// Still running at the budget (Wait returns the budget's
-				// own error then): the fallback title stays, and says so
-				// when it stands for a title.
-				pending[i] = want.title != "" && err == budget.Err()
-				return
-			}
-			h.applyDetails(d, want)
-		})
+		reads = append(reads, titleRead{hit: i, read: read})
 	}
-	wg.Wait()
+	// Reads that bring a title go first: an RS that serves a wave one read
+	// after another (the reference RS) then spends the budget on the
+	// titles a line shows, not on event times alone.
+	slices.SortStableFunc(reads, func(a, b titleRead) int {
+		return cmp.Compare(titleLast(a.read.want), titleLast(b.read.want))
+	})
+	// Detached: every read starts, whatever the budget's state, and one
+	// still running at the budget goes on filling the cache. Each read is
+	// handed copies of what it needs (hitDetailRead), never the page.
+	details, errs := fanout.Run(budget, len(reads), fanout.Options{Detach: true},
+		func(ctx context.Context, j int) (hitDetail, error) { return s.readHitDetail(ctx, reads[j].read) })
+	pending := make([]bool, len(p.hits))
+	for j, r := range reads {
+		if errs[j] != nil {
+			// Still running at the budget (the budget's own error then):
+			// the fallback title stays, and says so when it stands for a
+			// title.
+			pending[r.hit] = r.read.want.title != "" && errs[j] == budget.Err()
+			continue
+		}
+		p.hits[r.hit].applyDetails(details[j], r.read.want)
+	}
 	return p.markPending(pending)
+}
+
+// titleLast orders reads that bring a title (0) before those that read
+// only an event time (1).
+func titleLast(want hitFields) int {
+	if want.title != "" {
+		return 0
+	}
+	return 1
 }
 
 // titlesPendingCode is the page warning of hits whose title read outlasted

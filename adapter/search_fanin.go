@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -121,47 +121,35 @@ type sourceRead struct {
 }
 
 // readSources reads every source not yet exhausted concurrently (at most
-// FanOutConcurrency at a time, each within Waits.Source), so one slow
-// grant costs the page its timeout, not the sum. reads[i] is source i's;
-// an exhausted source's is empty.
+// FanOutConcurrency at a time, each within Waits.Source from when its read
+// starts), so one slow grant costs the page its timeout, not the sum, and
+// a source queued behind others still gets its whole wait. reads[i] is
+// source i's; an exhausted source's is empty.
 func (s *Server) readSources(ctx context.Context, sources []searchSource, a searchArgs, filter rsclient.Filter, state []sourceState) []sourceRead {
 	reads := make([]sourceRead, len(sources))
-	read := func(i int) {
-		sctx, cancel := within(ctx, s.cfg.Waits.Source)
-		defer cancel()
-		r := &reads[i]
-		*r = s.sourceCandidates(sctx, sources[i], a, filter, state[i])
-		for j := range r.cands {
-			r.cands[j].source = i
-		}
-	}
-	live := 0
+	var live []int // the sources still to read
 	for i := range sources {
 		if !state[i].Done {
-			live++
+			live = append(live, i)
 		}
 	}
-	if live == 1 { // one grant: no goroutine to start and hand the page back
-		for i := range sources {
-			if !state[i].Done {
-				read(i)
-			}
-		}
-		return reads
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
-	for i := range sources {
-		if state[i].Done {
-			continue
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			read(i)
+	// One live source runs on this goroutine (fanout runs a lone task
+	// inline): no goroutine to start and hand the page back.
+	got, errs := fanout.Run(ctx, len(live), fanout.Options{Limit: s.cfg.FanOutConcurrency, Timeout: s.cfg.Waits.Source},
+		func(ctx context.Context, j int) (sourceRead, error) {
+			i := live[j]
+			return s.sourceCandidates(ctx, sources[i], a, filter, state[i]), nil
 		})
+	for j, i := range live {
+		r := got[j]
+		if errs[j] != nil { // still queued when the call ended
+			r = sourceRead{err: errs[j]}
+		}
+		for k := range r.cands {
+			r.cands[k].source = i
+		}
+		reads[i] = r
 	}
-	wg.Wait()
 	return reads
 }
 
