@@ -1,54 +1,22 @@
 package page
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
-
-// The -update flag is the package's; the primitives' golden tests may
-// register it first, so it is registered here only when they have not and
-// read by name (schemaGoldenUpdate).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-// schemaGoldenUpdate reports whether -update was given.
-func schemaGoldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // schemaFixtures are the RS schema bodies the schema model's own tests
 // parse; the pages are rendered from the same documents.
 const schemaFixtures = "../schemaindex/testdata"
 
-// checkSchemaGolden compares got with testdata/schema/<name>; -update
-// rewrites it. A missing golden file is a failure so a forgotten -update
-// cannot pass.
+// checkSchemaGolden compares got with testdata/schema/<name> (checkGolden;
+// -update rewrites it).
 func checkSchemaGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "schema", name)
-	if schemaGoldenUpdate() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run go test ./page/ -update)", path, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("golden %s mismatch (-want +got):\n%s", path, diff)
-	}
+	checkGolden(t, filepath.Join("schema", name), []byte(got))
 }
 
 // schemaFixture reads one of the schema model's fixture bodies.
