@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 // A list page shows what each record is about first: its title, when it
@@ -16,19 +18,17 @@ import (
 // empty bcc and cc and drop the subject; a Slack page spent its bytes on
 // team_id while cutting the message text).
 
-// Member ranks, lowest first.
+// Member ranks, lowest first: the schema model's field ranks, which the
+// schema's projection example uses too.
 const (
-	rankTitle = iota
-	rankTime
-	rankActor
-	rankSummary
-	rankOther
-	rankIdentifier
-	rankOwnID
+	rankTitle      = schemaindex.RankTitle
+	rankTime       = schemaindex.RankTime
+	rankActor      = schemaindex.RankActor
+	rankSummary    = schemaindex.RankSummary
+	rankOther      = schemaindex.RankOther
+	rankIdentifier = schemaindex.RankIdentifier
+	rankOwnID      = schemaindex.RankOwnID
 )
-
-// roleRank is the rank of a declared semantic role.
-var roleRank = map[string]int{"primary-title": rankTitle, "event-time": rankTime, "actor": rankActor, "secondary": rankSummary}
 
 // memberRanker ranks a stream's members: by the roles its schema declares,
 // else (the real RS declares none to client tokens, D1) by what common
@@ -42,7 +42,7 @@ func (m memberRanker) rank(name string) int {
 	if name == "id" {
 		return rankOwnID
 	}
-	if r, ok := roleRank[m.roles[name]]; ok {
+	if r, ok := schemaindex.RoleRank(m.roles[name]); ok {
 		return r
 	}
 	if len(m.roles) > 0 {
@@ -63,7 +63,7 @@ func (m memberRanker) rank(name string) int {
 // declares reports whether the schema gives some member the role of rank.
 func (m memberRanker) declares(rank int) bool {
 	for _, role := range m.roles {
-		if r, ok := roleRank[role]; ok && r == rank {
+		if r, ok := schemaindex.RoleRank(role); ok && r == rank {
 			return true
 		}
 	}
@@ -83,37 +83,27 @@ func isIdentifierName(name string) bool {
 		strings.HasSuffix(n, "_ts") || strings.HasSuffix(n, "_hash")
 }
 
-// rankByName guesses a member's role from its name: exact names, then the
-// suffixes time fields carry.
+// rankByName guesses a member's role from its name: the schema model's
+// name ranking (schemaindex.NameRank), refined for record pages, which
+// spend a record's bytes member by member: the ids that name a message's
+// author (Slack's user_id), and identifiers ranked after everything
+// readable. The schema's projection example keeps the model's plain
+// ranking, as its pinned text shows.
 func rankByName(name string) int {
 	n := strings.ToLower(name)
-	if r, ok := rankOfName[n]; ok {
+	if r, ok := authorIDNames[n]; ok {
 		return r
 	}
-	for _, suffix := range []string{"_at", "_date", "_time"} {
-		if strings.HasSuffix(n, suffix) {
-			return rankTime
-		}
-	}
-	if strings.HasPrefix(n, "from") {
-		return rankActor
-	}
-	if isIdentifierName(n) {
+	r := schemaindex.NameRank(n)
+	if r == rankOther && isIdentifierName(n) {
 		return rankIdentifier
 	}
-	return rankOther
+	return r
 }
 
-// rankOfName ranks common member names.
-var rankOfName = map[string]int{
-	"subject": rankTitle, "title": rankTitle, "name": rankTitle, "filename": rankTitle,
-	"date": rankTime, "time": rankTime, "timestamp": rankTime,
-	"author": rankActor, "sender": rankActor, "user": rankActor, "user_name": rankActor, "owner": rankActor,
-	// Who wrote it, where the source names people only by id (Slack's
-	// user_id is the message's author).
-	"user_id": rankActor, "author_id": rankActor, "sender_id": rankActor,
-	"snippet": rankSummary, "text": rankSummary, "summary": rankSummary, "description": rankSummary, "body": rankSummary, "content": rankSummary,
-}
+// authorIDNames are who wrote it, where the source names people only by
+// id (Slack's user_id is the message's author).
+var authorIDNames = map[string]int{"user_id": rankActor, "author_id": rankActor, "sender_id": rankActor}
 
 // order sorts an object preview's members by rank, stably (ties keep the
 // RS's order), in place. Other kinds are left as they are.

@@ -1,4 +1,4 @@
-package schemaindex
+package page
 
 import (
 	"encoding/json"
@@ -7,36 +7,39 @@ import (
 	"strings"
 )
 
-// maxFullTypeText bounds one stream's type line in FullTypesText, so a
-// stream of hundreds of fields cannot flood the text.
-const maxFullTypeText = 6000
+// schemaMaxTypesLine bounds one stream's type line in SchemaFullTypes, so
+// a stream of hundreds of fields cannot flood the text.
+const schemaMaxTypesLine = 6000
 
-// FullTypesText renders, from an RS `detail=full` schema document, one
-// compact line per stream source with every field's JSON Schema type and
-// format — "received_at string/date-time; labels array<string>;
+// SchemaFullTypes renders, from an RS `detail=full` schema document, the
+// JSON Schema types line of schema's detail:"full" page (SchemaStream's
+// fullTypes): one compact line per stream source with every field's type
+// and format — "received_at string/date-time; labels array<string>;
 // size_bytes integer|null" — so a model that reads only content[] sees
-// what structuredContent holds (R-3, R-4). A field's own schema
+// what structuredContent holds. A field's own schema
 // (field_capabilities.<f>.schema) wins over the stream's
 // schema.properties; a field with neither says "type not advertised".
-func FullTypesText(body json.RawMessage) (string, error) {
+func SchemaFullTypes(body json.RawMessage) (string, error) {
 	var doc struct {
 		Connectors []struct {
-			ConnectorKey string       `json:"connector_key"`
-			Streams      []fullStream `json:"streams"`
+			ConnectorKey string             `json:"connector_key"`
+			Streams      []schemaFullStream `json:"streams"`
 		} `json:"connectors"`
-		Streams []fullStream `json:"streams"`
+		Streams []schemaFullStream `json:"streams"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
+		// The prefix predates this package; the model reads it in the
+		// schema tool's invalid_response error, so it stays as it was.
 		return "", fmt.Errorf("schemaindex: full schema: %w", err)
 	}
 	var b strings.Builder
 	b.WriteString("json_schema types (field type/format; array<item>; a|null when nullable; \"-\" = type not advertised):")
 	n := 0
-	write := func(connector string, s fullStream) {
+	write := func(connector string, s schemaFullStream) {
 		n++
-		fmt.Fprintf(&b, "\n%s", token(s.Name))
+		fmt.Fprintf(&b, "\n%s", schemaToken(s.Name))
 		if connector != "" {
-			b.WriteString(" connector_key=" + token(connector))
+			b.WriteString(" connector_key=" + schemaToken(connector))
 		}
 		b.WriteString(": " + s.typesLine())
 	}
@@ -56,7 +59,7 @@ func FullTypesText(body json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-type fullStream struct {
+type schemaFullStream struct {
 	Name   string `json:"name"`
 	Schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -67,7 +70,7 @@ type fullStream struct {
 }
 
 // fieldSchema is a field's own JSON Schema from its capability object.
-func (s fullStream) fieldSchema(f string) json.RawMessage {
+func (s schemaFullStream) fieldSchema(f string) json.RawMessage {
 	var c struct {
 		Schema json.RawMessage `json:"schema"`
 	}
@@ -78,7 +81,7 @@ func (s fullStream) fieldSchema(f string) json.RawMessage {
 }
 
 // typesLine lists the stream's fields in name order with their types.
-func (s fullStream) typesLine() string {
+func (s schemaFullStream) typesLine() string {
 	names := map[string]bool{}
 	for f := range s.Schema.Properties {
 		names[f] = true
@@ -94,11 +97,11 @@ func (s fullStream) typesLine() string {
 	var b strings.Builder
 	for i, f := range sorted {
 		schema := s.fieldSchema(f)
-		if typeOf(schema) == "-" {
+		if schemaTypeOf(schema) == "-" {
 			schema = s.Schema.Properties[f]
 		}
-		item := token(f) + " " + typeOf(schema)
-		if b.Len()+len(item) > maxFullTypeText {
+		item := schemaToken(f) + " " + schemaTypeOf(schema)
+		if b.Len()+len(item) > schemaMaxTypesLine {
 			fmt.Fprintf(&b, "; more:%d fields past the text bound", len(sorted)-i)
 			break
 		}
@@ -110,10 +113,10 @@ func (s fullStream) typesLine() string {
 	return b.String()
 }
 
-// typeOf renders one JSON Schema compactly: type (or types joined by |),
+// schemaTypeOf renders one JSON Schema compactly: type (or types joined by |),
 // /format, array<items>, enum(n), "-" when the schema says nothing.
-func typeOf(raw json.RawMessage) string {
-	var s typeSummary
+func schemaTypeOf(raw json.RawMessage) string {
+	var s schemaTypeSummary
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return "-"
 	}
@@ -132,8 +135,8 @@ func typeOf(raw json.RawMessage) string {
 	return out
 }
 
-// typeSummary is the part of a JSON Schema typeOf renders.
-type typeSummary struct {
+// schemaTypeSummary is the part of a JSON Schema schemaTypeOf renders.
+type schemaTypeSummary struct {
 	Type   json.RawMessage `json:"type"`
 	Format string          `json:"format"`
 	Items  json.RawMessage `json:"items"`
@@ -144,7 +147,7 @@ type typeSummary struct {
 
 // types returns the declared type (a string or an array of them) or, when
 // there is none, the rendered types of the anyOf/oneOf alternatives.
-func (s *typeSummary) types() []string {
+func (s *schemaTypeSummary) types() []string {
 	var one string
 	if json.Unmarshal(s.Type, &one) == nil && one != "" {
 		return []string{one}
@@ -155,7 +158,7 @@ func (s *typeSummary) types() []string {
 		return types
 	}
 	for _, alt := range append(s.AnyOf, s.OneOf...) {
-		if t := typeOf(alt); t != "-" {
+		if t := schemaTypeOf(alt); t != "-" {
 			types = append(types, t)
 		}
 	}
@@ -164,11 +167,11 @@ func (s *typeSummary) types() []string {
 
 // decorate adds the item type to arrays and the format to every other
 // non-null type, in place.
-func (s *typeSummary) decorate(types []string) {
+func (s *schemaTypeSummary) decorate(types []string) {
 	for i, t := range types {
 		switch {
 		case t == "array" && len(s.Items) > 0:
-			types[i] = "array<" + typeOf(s.Items) + ">"
+			types[i] = "array<" + schemaTypeOf(s.Items) + ">"
 		case t != "null" && s.Format != "":
 			types[i] = t + "/" + s.Format
 		}

@@ -1,4 +1,4 @@
-package schemaindex
+package page
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestTypeOf(t *testing.T) {
+func TestSchemaTypeOf(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ schema, want string }{
 		{`{"type":"string","format":"date-time"}`, "string/date-time"},
@@ -19,25 +19,25 @@ func TestTypeOf(t *testing.T) {
 		{``, "-"},
 		{`"declared"`, "-"},
 	} {
-		if got := typeOf(json.RawMessage(tc.schema)); got != tc.want {
-			t.Errorf("typeOf(%s) = %q, want %q", tc.schema, got, tc.want)
+		if got := schemaTypeOf(json.RawMessage(tc.schema)); got != tc.want {
+			t.Errorf("schemaTypeOf(%s) = %q, want %q", tc.schema, got, tc.want)
 		}
 	}
 }
 
-// FuzzFullTypesText: any document either fails cleanly or renders a
+// FuzzSchemaFullTypes: any document either fails cleanly or renders a
 // bounded text; never a panic.
-func FuzzFullTypesText(f *testing.F) {
+func FuzzSchemaFullTypes(f *testing.F) {
 	f.Add(`{"connectors":[{"connector_key":"g","streams":[{"name":"m","schema":{"properties":{"a":{"type":"string"}}},"field_capabilities":{"a":{"schema":{}}}}]}]}`)
 	f.Add(`{"streams":[{"name":"m","field_capabilities":{"a":"t=string"}}]}`)
 	f.Add(`{"connectors":[{"streams":[{"schema":{"properties":{"x":{"type":"array","items":{"items":{"type":"array"}}}}}}]}]}`)
 	f.Fuzz(func(t *testing.T, doc string) {
-		text, err := FullTypesText(json.RawMessage(doc))
+		text, err := SchemaFullTypes(json.RawMessage(doc))
 		if err != nil {
 			return
 		}
 		streams := strings.Count(text, "\n")
-		if len(text) > 200+streams*(maxFullTypeText+400)+len(doc)*2 {
+		if len(text) > 200+streams*(schemaMaxTypesLine+400)+len(doc)*2 {
 			t.Fatalf("text %d B for a %d B document", len(text), len(doc))
 		}
 	})
