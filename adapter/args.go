@@ -11,7 +11,7 @@ import (
 // arguments.
 //
 //   - An integer in another spelling of a whole number ("limit": 25.0,
-//     "limit": 1e1) is that number (integral.go).
+//     "limit": 1e1) is that number (args_integers.go).
 //   - An optional argument sent as null — function-calling formats that
 //     list every property teach models to write "cursor": null — is not
 //     given. No input schema admits null for any argument

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/internal/softcache"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
@@ -42,40 +42,40 @@ func newProbeCache(now func() time.Time) *probeCache {
 }
 
 // learnCapabilities fills each source of view whose schema advertises
-// nothing with a probe of the RS, within Waits.CapabilityProbe of ctx (the probes go on and fill the cache for the next call). A source whose
-// probe is not done in time keeps Probe nil: the text then says
-// "could not be checked now", never "none".
+// nothing with a probe of the RS, all at once, within
+// Waits.CapabilityProbe of ctx (the probes go on and fill the cache for
+// the next call). A source whose probe is not done in time keeps Probe
+// nil: the text then says "could not be checked now", never "none".
 func (s *Server) learnCapabilities(ctx context.Context, set *sourceSet, view *schemaindex.StreamView) {
 	ctx, cancel := within(ctx, s.cfg.Waits.CapabilityProbe)
 	defer cancel()
-	var wg sync.WaitGroup
+	var probed []*schemaindex.StreamSource // the sources to probe
+	var grants []Grant                     // each one's grant
 	for i := range view.Sources {
 		src := &view.Sources[i]
 		if !src.NeedsProbe() {
 			continue
 		}
-		g := grantByKey(set.grants, src.GrantKey)
-		if g.Bearer == "" {
-			continue
+		if g := grantByKey(set.grants, src.GrantKey); g.Bearer != "" {
+			probed, grants = append(probed, src), append(grants, g)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			key := probeKey(g, view.Stream, view.ConnectionID)
-			p, err := s.probes.c.Get(ctx, key, func(ctx context.Context) (*schemaindex.Probe, time.Time, error) {
-				p := s.probe(ctx, g, view.Stream, view.ConnectionID, src.ProbeFields())
-				var exp time.Time
-				if !p.Checked {
-					exp = s.now().Add(probeRetryTTL)
-				}
-				return p, exp, nil
-			})
-			if err == nil {
-				src.Probe = p
-			}
-		}()
 	}
-	wg.Wait()
+	probes, errs := fanout.Run(ctx, len(probed), fanout.Options{}, func(ctx context.Context, i int) (*schemaindex.Probe, error) {
+		g, src := grants[i], probed[i]
+		return s.probes.c.Get(ctx, probeKey(g, view.Stream, view.ConnectionID), func(ctx context.Context) (*schemaindex.Probe, time.Time, error) {
+			p := s.probe(ctx, g, view.Stream, view.ConnectionID, src.ProbeFields())
+			var exp time.Time
+			if !p.Checked {
+				exp = s.now().Add(probeRetryTTL)
+			}
+			return p, exp, nil
+		})
+	})
+	for i, src := range probed {
+		if errs[i] == nil {
+			src.Probe = probes[i]
+		}
+	}
 }
 
 // probeOutcome is one probe call's answer: accepted, refused (a 400: the
@@ -100,52 +100,43 @@ func outcomeOf(err error) probeOutcome {
 }
 
 // probe tries, all at once (bounded by the process's refining-read
-// limit), metric count
-// and, per time-like field, a one-record sorted read, a count by month and
-// a max: each exactly the call the text would suggest, with limit 1 and a
-// one-field projection where the call reads records.
+// limit), metric count and, per time-like field, a one-record sorted
+// read, a count by month and a max: each exactly the call the text would
+// suggest, with limit 1 and a one-field projection where the call reads
+// records.
 func (s *Server) probe(ctx context.Context, g Grant, stream, connectionID string, fields []string) *schemaindex.Probe {
 	type call struct {
 		kind, field string
-		run         func() error
+		run         func(ctx context.Context) error
 	}
-	calls := []call{{kind: "count", run: func() error {
+	calls := []call{{kind: "count", run: func(ctx context.Context) error {
 		_, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{Stream: stream, Metric: "count", ConnectionID: connectionID})
 		return err
 	}}}
 	for _, f := range fields {
 		calls = append(calls,
-			call{"sort", f, func() error {
+			call{"sort", f, func(ctx context.Context) error {
 				_, _, err := s.rs.Records(ctx, g.Bearer, rsclient.RecordsQuery{Stream: stream, Limit: 1, Sort: []string{"-" + f},
 					Fields: []string{f}, ConnectionID: connectionID})
 				return err
 			}},
-			call{"group_by_time", f, func() error {
+			call{"group_by_time", f, func(ctx context.Context) error {
 				_, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{Stream: stream, Metric: "count",
 					GroupByTime: f, Granularity: "month", ConnectionID: connectionID})
 				return err
 			}},
-			call{"max", f, func() error {
+			call{"max", f, func(ctx context.Context) error {
 				_, _, err := s.rs.Aggregate(ctx, g.Bearer, rsclient.AggregateQuery{Stream: stream, Metric: "max", Field: f, ConnectionID: connectionID})
 				return err
 			}})
 	}
-	outs := make([]probeOutcome, len(calls))
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Go(func() {
-			// All at once under the process's refining-read limit: a
-			// stream with three time-like fields asks ten calls, which
-			// eight at a time cost two round trips in sequence.
-			release, err := s.refining.acquire(ctx)
-			if err != nil {
-				return // unknown: the probe is asked again soon
-			}
-			defer release()
-			outs[i] = outcomeOf(c.run())
-		})
-	}
-	wg.Wait()
+	// All at once under the process's refining-read limit: a stream with
+	// three time-like fields asks ten calls, which eight at a time cost
+	// two round trips in sequence. A call that gets no slot in time is
+	// unknown (its zero outcome): the probe is asked again soon.
+	outs, _ := fanout.Run(ctx, len(calls), fanout.Options{Shared: s.refining}, func(ctx context.Context, i int) (probeOutcome, error) {
+		return outcomeOf(calls[i].run(ctx)), nil
+	})
 	p := &schemaindex.Probe{Checked: true, Tried: fields}
 	for i, c := range calls {
 		switch {

@@ -46,34 +46,46 @@ func hitDetailKey(h *searchHit, want hitFields) string {
 	return strings.Join([]string{h.grant.Key, h.ConnectionID, h.Ref.Stream, h.Ref.RecordID, want.title, want.time}, "\x00")
 }
 
-// startHitDetail starts hit h's title and event-time read for want (or
-// finds it in the cache) and returns at once; Wait on the result gives
-// the read's outcome. Concurrent reads of one record share one RS call.
+// hitDetailRead is one hit's title and event-time read: the cache key
+// and what the RS call needs, copied from the hit, so a read that
+// outlives its page never touches the page.
+type hitDetailRead struct {
+	key, bearer string
+	want        hitFields
+	q           rsclient.RecordQuery
+}
+
+// newHitDetailRead is hit h's read of the fields want names.
+func newHitDetailRead(h *searchHit, want hitFields) hitDetailRead {
+	return hitDetailRead{key: hitDetailKey(h, want), bearer: h.grant.Bearer, want: want,
+		q: rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID, ConnectionID: h.ConnectionID, Fields: want.names()}}
+}
+
+// readHitDetail reads r (or finds it in the cache) and waits for it
+// within ctx. Concurrent reads of one record share one RS call.
 //
-// The read runs detached from the page (softcache), whatever ctx's
-// state: a page that stops waiting at its title budget leaves the read
-// running, and its answer still fills the cache for the next page. It
-// waits for a slot of the process's refining-read limit inside that
-// detached fetch, so a read queued behind other users' titles is not
-// dropped with the page either; the cache's FetchTimeout bounds the wait
-// and the read together.
-func (s *Server) startHitDetail(ctx context.Context, h *searchHit, want hitFields, key string) softcache.Started[hitDetail] {
-	bearer, q := h.grant.Bearer, rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID,
-		ConnectionID: h.ConnectionID, Fields: want.names()}
-	return s.hitDetails.c.Start(ctx, key, func(ctx context.Context) (hitDetail, time.Time, error) {
+// The read runs detached from the page (softcache): a page that stops
+// waiting at its title budget leaves the read running, and its answer
+// still fills the cache for the next page. It waits for a slot of the
+// process's refining-read limit inside that detached fetch, so the slot
+// is the one RS call's, whichever pages wait for it, and a read queued
+// behind other users' titles is not dropped with the page either; the
+// cache's FetchTimeout bounds the wait and the read together.
+func (s *Server) readHitDetail(ctx context.Context, r hitDetailRead) (hitDetail, error) {
+	return s.hitDetails.c.Get(ctx, r.key, func(ctx context.Context) (hitDetail, time.Time, error) {
 		if s.titleReadDone != nil {
 			defer s.titleReadDone()
 		}
-		release, err := s.refining.acquire(ctx)
+		release, err := s.refining.Acquire(ctx)
 		if err != nil {
 			return hitDetail{}, time.Time{}, err
 		}
-		rec, _, err := s.rs.Record(ctx, bearer, q)
+		rec, _, err := s.rs.Record(ctx, r.bearer, r.q)
 		release()
 		if err != nil {
 			return hitDetail{}, time.Time{}, err
 		}
-		return decodeHitDetail(rec.Data, want), time.Time{}, nil
+		return decodeHitDetail(rec.Data, r.want), time.Time{}, nil
 	})
 }
 

@@ -1,13 +1,15 @@
 package adapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -21,10 +23,6 @@ import (
 // (titleBudget); a hit whose read fails or runs out of time keeps the
 // fallback title (source / stream / ingested time), marked when the read
 // was only late.
-
-// maxEventTime bounds the event time a hit shows: a timestamp is far
-// shorter; a misnamed field's long text is not shown whole.
-const maxEventTime = 40
 
 // hitFields are the two members a hit's line wants from its record.
 type hitFields struct {
@@ -59,10 +57,10 @@ func pickHitFields(roles map[string]string, names []string) hitFields {
 		}
 	}
 	for _, n := range names {
-		switch rankByName(n) {
-		case rankTitle:
+		switch page.RankByName(n) {
+		case page.RankTitle:
 			f.title = orName(f.title, n)
-		case rankTime:
+		case page.RankTime:
 			f.time = orName(f.time, n)
 		}
 	}
@@ -119,11 +117,12 @@ func readFor(f hitFields, h searchHit) hitFields {
 }
 
 // fillHitDetails reads the title and event time of every hit on the page
-// that lacks one, and retitles it. Every read starts at once (one wave:
-// a first page costs the search plus one round trip), under the process's
-// refining-read limit; hits whose record was read in the last hitDetailTTL
-// are titled from the cache and read nothing. A read that fails leaves
-// the fallback title; one still running when the page's title budget
+// that lacks one and keeps them on the hit (the page titles it from them).
+// Every read starts at once (one wave: a first page costs the search plus
+// one round trip), under the process's refining-read limit; hits whose
+// record was read in the last hitDetailTTL take theirs from the cache and
+// read nothing. A read that fails leaves the fallback title; one still
+// running when the page's title budget
 // (titleBudget) ends leaves it too, marked as pending (markPending), and
 // goes on filling the cache for the next page. searchTook is how long the
 // page's search took: the budget is measured in it. The page's warning
@@ -132,61 +131,75 @@ func readFor(f hitFields, h searchHit) hitFields {
 func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *searchPage, searchTook time.Duration) []warning {
 	budget, cancel := within(ctx, titleBudget(s.cfg.Waits, searchTook))
 	defer cancel()
-	var wg sync.WaitGroup
-	pending := make([]bool, len(p.hits))
+	type titleRead struct {
+		hit  int // index in p.hits
+		read hitDetailRead
+	}
+	var reads []titleRead
 	for i := range p.hits {
 		h := &p.hits[i]
 		// The stream's fields are picked here, on this goroutine: the
 		// reads below run concurrently and must not touch fields' map.
-		stream := fields.of(*h)
-		titleField, want := stream.title, readFor(stream, *h)
+		want := readFor(fields.of(*h), *h)
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
-		key := hitDetailKey(h, want)
-		if d, err, ok := s.hitDetails.c.Peek(key); ok {
+		read := newHitDetailRead(h, want)
+		if d, err, ok := s.hitDetails.c.Peek(read.key); ok {
 			if err == nil {
-				h.applyDetails(d, want, titleField)
+				h.applyDetails(d, want)
 			}
 			continue
 		}
-		// Started here, in the loop: every read of the page is under way
-		// before any wait begins, however late the goroutines run.
-		read := s.startHitDetail(ctx, h, want, key)
-		wg.Go(func() {
-			d, err := read.Wait(budget)
-			if err != nil {
-				// Still running at the budget (Wait returns the budget's
-				// own error then): the fallback title stays, and says so
-				// when it stands for a title.
-				pending[i] = want.title != "" && err == budget.Err()
-				return
-			}
-			h.applyDetails(d, want, titleField)
-		})
+		reads = append(reads, titleRead{hit: i, read: read})
 	}
-	wg.Wait()
+	// Reads that bring a title go first: an RS that serves a wave one read
+	// after another (the reference RS) then spends the budget on the
+	// titles a line shows, not on event times alone.
+	slices.SortStableFunc(reads, func(a, b titleRead) int {
+		return cmp.Compare(titleLast(a.read.want), titleLast(b.read.want))
+	})
+	// Detached: every read starts, whatever the budget's state, and one
+	// still running at the budget goes on filling the cache. Each read is
+	// handed copies of what it needs (hitDetailRead), never the page.
+	details, errs := fanout.Run(budget, len(reads), fanout.Options{Detach: true},
+		func(ctx context.Context, j int) (hitDetail, error) { return s.readHitDetail(ctx, reads[j].read) })
+	pending := make([]bool, len(p.hits))
+	for j, r := range reads {
+		if errs[j] != nil {
+			// Still running at the budget (the budget's own error then):
+			// the fallback title stays, and says so when it stands for a
+			// title.
+			pending[r.hit] = r.read.want.title != "" && errs[j] == budget.Err()
+			continue
+		}
+		p.hits[r.hit].applyDetails(details[j], r.read.want)
+	}
 	return p.markPending(pending)
+}
+
+// titleLast orders reads that bring a title (0) before those that read
+// only an event time (1).
+func titleLast(want hitFields) int {
+	if want.title != "" {
+		return 0
+	}
+	return 1
 }
 
 // titlesPendingCode is the page warning of hits whose title read outlasted
 // the page's title budget.
-const titlesPendingCode = "titles_pending"
+const titlesPendingCode = page.TitlesPendingCode
 
-// pendingTitleMark starts the fallback title of a hit whose title read was
-// still running when the page was due: the line says its title is a
-// stand-in, in both channels (the title is cut from its end, so the mark
-// survives any cut).
-const pendingTitleMark = "(title pending) "
-
-// markPending marks the fallback title of every pending hit and returns
-// the one warning that says what the mark means and how to get the titles
-// (none when no title is pending).
+// markPending marks every pending hit, whose stand-in title the page
+// starts with page.PendingTitleMark, and returns the one warning that
+// says what the mark means and how to get the titles (none when no title
+// is pending).
 func (p *searchPage) markPending(pending []bool) []warning {
 	marked := false
 	for i, yes := range pending {
 		if yes {
-			p.hits[i].Title = pendingTitleMark + p.hits[i].Title
+			p.hits[i].TitlePending = true
 			marked = true
 		}
 	}
@@ -197,20 +210,17 @@ func (p *searchPage) markPending(pending []bool) []warning {
 	// true of whichever hits the result ceiling keeps) says what they mean.
 	return []warning{{Code: titlesPendingCode, Message: fmt.Sprintf(
 		"a hit marked %q had its title not read in time and shows source / stream / time instead; the reads go on, and the same search again shows the titles (or fetch(id))",
-		strings.TrimSpace(pendingTitleMark))}}
+		strings.TrimSpace(page.PendingTitleMark))}}
 }
 
-// applyDetails sets the hit's title and event time from its record's
-// title and event-time text; titleField is the stream's title field.
-func (h *searchHit) applyDetails(d hitDetail, want hitFields, titleField string) {
-	if d.time != "" {
-		h.EventTime, _ = page.TruncateRunes(oneLine(d.time), maxEventTime)
+// applyDetails keeps what the hit's record read gave: its event-time
+// text, and its title text where the title was asked for. The page
+// titles the hit from them.
+func (h *searchHit) applyDetails(d hitDetail, want hitFields) {
+	h.ReadTime = d.time
+	if want.title != "" {
+		h.ReadTitle = d.title
 	}
-	if title := oneLine(d.title); want.title != "" && title != "" {
-		h.Title = title
-		return
-	}
-	h.Title = hitTitle(*h, titleField) // with the event time now read
 }
 
 // scalarText is a JSON string's text or a number's literal; "" for

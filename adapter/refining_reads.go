@@ -1,6 +1,6 @@
 package adapter
 
-import "context"
+import "github.com/pdpp/pdpp-mcp/internal/fanout"
 
 // DefaultMaxRefiningReads is how many refining RS reads (hit titles,
 // lexical-miss checks) one adapter process has in flight at once when
@@ -18,22 +18,9 @@ const DefaultMaxRefiningReads = 32
 // Server (one per process: serve and stdio build one Server). Reads that
 // are the answer itself (the search, a record page) are not under it: a
 // backlog of titles never delays an answer, it only turns late titles
-// into stated fallbacks.
-type readLimit struct {
-	slots chan struct{}
-}
+// into stated fallbacks. It is the fan-out's shared limiter: a fan-out of
+// refining reads passes it as fanout.Options.Shared, and a read shared
+// through a cache takes its slot inside the cache's fetch.
+type readLimit = fanout.Limiter
 
-func newReadLimit(n int) *readLimit {
-	return &readLimit{slots: make(chan struct{}, n)}
-}
-
-// acquire waits for a slot within ctx; release gives it back. Waiters are
-// served about in arrival order (a channel's send queue is FIFO).
-func (l *readLimit) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case l.slots <- struct{}{}:
-		return func() { <-l.slots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
+func newReadLimit(n int) *readLimit { return fanout.NewLimiter(n) }

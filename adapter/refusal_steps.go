@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -380,14 +381,14 @@ func (s *Server) cachedProbe(g Grant, src schemaindex.StreamSource, r refusedRea
 // about — title, time, actor, summary, by declared role or else by name —
 // best first, without the payload's own id.
 func rankedFields(set *sourceSet, src schemaindex.StreamSource, r refusedRead) []string {
-	rank := memberRanker{roles: set.ix.FieldRoles(r.stream, r.connectionID)}
+	roles := set.ix.FieldRoles(r.stream, r.connectionID)
 	var out []string
 	for _, f := range src.FieldCaps {
-		if f.Caps.Granted && rank.rank(f.Name) <= rankSummary {
+		if f.Caps.Granted && page.MemberRank(roles, f.Name) <= page.RankSummary {
 			out = append(out, f.Name)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(rank.rank(a), rank.rank(b)) })
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(page.MemberRank(roles, a), page.MemberRank(roles, b)) })
 	return out
 }
 

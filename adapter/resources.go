@@ -2,13 +2,13 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -58,8 +58,8 @@ func (s *Server) readRecordResource(ctx context.Context, req Request, r mcp.Read
 	if err != nil {
 		return nil, resourceError(ctx, s.rsError(set, g, err, ref.Stream, ref.ConnectionID))
 	}
-	doc := buildDocument(ref.ID(), ref, rec, nil, s.rs.BaseURL())
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(marshalNoEscape(doc))}}, nil
+	doc := page.Document(page.DocumentRead{RequestedID: ref.ID(), Ref: ref, Record: pageRecord(rec), BaseURL: s.rs.BaseURL()})
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: doc.Text}}, nil
 }
 
 func (s *Server) readFieldWindowResource(ctx context.Context, req Request, r mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -90,9 +90,9 @@ func (s *Server) readFieldWindowResource(ctx context.Context, req Request, r mcp
 	if te != nil {
 		return nil, resourceError(ctx, te)
 	}
-	structured, _ := json.Marshal(res.structured())
+	w := res.window()
 	return []mcp.ResourceContents{
-		mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: res.text()},
-		mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(structured)},
+		mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: page.WindowText(w)},
+		mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(page.WindowDocument(w))},
 	}, nil
 }

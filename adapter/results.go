@@ -45,13 +45,14 @@ func resultError(res *mcp.CallToolResult) *toolError {
 	return nil
 }
 
-// toolOutput is a success's structuredContent: one typed result per tool
-// (schemaResult, recordsPageResult, searchResult, aggregateView,
-// document, windowPage), whose json tags fix the member order the tool's
-// outputSchema and goldens pin. Each is the same page as the tool's text,
-// for a model reading JSON: hosts such as Claude Code and Codex hand the
-// model structuredContent in place of the text. Only members whose keys come from
-// runtime data (an RS body, a record payload) stay ordered raw JSON.
+// toolOutput is a success's structuredContent built in this package (the
+// schema pages; the other tools' pages are rendered by package page, and
+// pageResult carries them), whose json tags fix the member order the
+// tool's outputSchema and goldens pin. It is the same page as the tool's
+// text, for a model reading JSON: hosts such as Claude Code and Codex hand
+// the model structuredContent in place of the text. Only members
+// whose keys come from runtime data (an RS body, a record payload) stay
+// ordered raw JSON.
 type toolOutput interface{ toolOutput() }
 
 // textResult is a success: model-visible text plus the typed structured

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -119,27 +119,15 @@ func (s *Server) noteRefusals(sc scope, grants []Grant, errs []error) {
 }
 
 // grantSchemas reads every grant's compact schema in parallel through the
-// cache (bounded by FanOutConcurrency), index-aligned with grants.
+// cache (bounded by FanOutConcurrency), index-aligned with grants. A read
+// still queued when ctx ends is not started: it reports ctx's error.
 func (s *Server) grantSchemas(ctx context.Context, grants []Grant) ([]*schemaindex.Doc, []error) {
-	docs := make([]*schemaindex.Doc, len(grants))
-	errs := make([]error, len(grants))
-	if len(grants) == 1 { // the usual case: no goroutine, no semaphore
-		docs[0], errs[0] = s.schemas.get(ctx, s.rs, grants[0])
-		return docs, errs
+	if len(grants) == 1 { // the usual case: no goroutine, no slot
+		doc, err := s.schemas.get(ctx, s.rs, grants[0])
+		return []*schemaindex.Doc{doc}, []error{err}
 	}
-	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
-	var wg sync.WaitGroup
-	for i, g := range grants {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			docs[i], errs[i] = s.schemas.get(ctx, s.rs, g)
-		}()
-	}
-	wg.Wait()
-	return docs, errs
+	return fanout.Run(ctx, len(grants), fanout.Options{Limit: s.cfg.FanOutConcurrency},
+		func(ctx context.Context, i int) (*schemaindex.Doc, error) { return s.schemas.get(ctx, s.rs, grants[i]) })
 }
 
 // errorCode names a failure without leaking internals.

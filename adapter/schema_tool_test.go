@@ -12,9 +12,9 @@ import (
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/internal/schemagen"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 var threeGrants = []string{demodata.GmailToken, demodata.SlackToken, demodata.ChatGPTToken}
@@ -226,7 +226,7 @@ func TestSchemaBudgetsOnGeneratedGrants(t *testing.T) {
 				t.Errorf("global result %d B exceeds %d", total, tc.budget)
 			}
 			var sc struct {
-				Data schemaindex.IndexPage `json:"data"`
+				Data page.SchemaIndexPage `json:"data"`
 			}
 			if err := json.Unmarshal(r.StructuredContent, &sc); err != nil {
 				t.Fatal(err)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -105,45 +105,38 @@ type searchRetry struct {
 
 // modeFinds reports whether the search in another mode returns at least
 // one hit: one limit-1 RS search per source, all at once (each under the
-// process's refining-read limit and within Waits.Source), so checking
-// three grants costs one round trip, not three; the first hit ends the
-// others. The real RS advertises no search fields to client tokens, so
-// trying is the only way to know a suggested retry is not a dead end.
-// When no source could answer, the retry is still suggested: unchecked is
-// not "none".
+// process's refining-read limit and within Waits.Source from when its
+// search starts), so checking three grants costs one round trip, not
+// three; the first hit ends the others. The real RS advertises no search
+// fields to client tokens, so trying is the only way to know a suggested
+// retry is not a dead end. When no source could answer, the retry is
+// still suggested: unchecked is not "none".
 func (s *Server) modeFinds(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, mode string) bool {
 	sources, te := set.searchSources(a)
 	if te != nil {
 		return true
 	}
-	type answer struct{ answered, hit bool }
-	answers := make(chan answer, len(sources))
-	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(ctx)
-	defer wg.Wait() // after cancel: the first hit ends the other checks
-	defer cancel()
-	for _, src := range sources {
-		wg.Go(func() {
-			sctx, cancel := within(ctx, s.cfg.Waits.Source)
-			defer cancel()
-			release, err := s.refining.acquire(sctx)
-			if err != nil {
-				answers <- answer{}
-				return
-			}
-			sp, _, err := s.rs.Search(sctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
+	ctx, found := context.WithCancel(ctx)
+	defer found()
+	hits, errs := fanout.Run(ctx, len(sources), fanout.Options{Shared: s.refining, Timeout: s.cfg.Waits.Source},
+		func(ctx context.Context, i int) (bool, error) {
+			src := sources[i]
+			sp, _, err := s.rs.Search(ctx, src.grant.Bearer, rsclient.SearchQuery{Mode: mode, Q: a.Q, Streams: src.streams,
 				Limit: 1, ConnectionID: src.connectionID, Filter: filter})
-			release()
-			answers <- answer{answered: err == nil, hit: err == nil && len(sp.Data) > 0}
+			if err != nil {
+				return false, err
+			}
+			if len(sp.Data) > 0 {
+				found() // the first hit ends the other checks
+			}
+			return len(sp.Data) > 0, nil
 		})
-	}
 	answered := false
-	for range sources {
-		r := <-answers
-		if r.hit {
+	for i, hit := range hits {
+		if hit {
 			return true
 		}
-		answered = answered || r.answered
+		answered = answered || errs[i] == nil
 	}
 	return !answered
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
+	"github.com/pdpp/pdpp-mcp/internal/fanout"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -31,23 +31,17 @@ type candidate struct {
 	next   string // RS cursor after that page ("" = none)
 }
 
-// searchPage is a merged page ready to render.
+// searchPage is a merged page's reads, ready to render (search_page.go).
 type searchPage struct {
-	hits       []searchHit
-	hasMore    bool
-	nextCursor string
-	warnings   []warning
-	recall     []string
-	multiConn  bool
-	laid       *searchLayout // the fitted page, once
+	hits     []searchHit
+	warnings []warning
+	recall   []string
 	// sources is each hit's source (its index in the fan-out), ceiling
-	// the result ceiling and held the hits left for the next page to
-	// stay within it (search_ceiling.go); next is the paging state after
-	// the page takes taken[i] hits of source i (search_ceiling.go's
-	// fitCeiling settles the page with it once the page is refined).
+	// the result ceiling; next is the paging state after the page takes
+	// taken[i] hits of source i (the page's render settles how many hits
+	// it shows with it, search_page.go).
 	sources []int
 	ceiling int
-	held    int
 	next    func(taken []int) (bool, string)
 	// sourceCount is the fan-out's width (next's taken has one per source).
 	sourceCount int
@@ -127,47 +121,35 @@ type sourceRead struct {
 }
 
 // readSources reads every source not yet exhausted concurrently (at most
-// FanOutConcurrency at a time, each within Waits.Source), so one slow
-// grant costs the page its timeout, not the sum. reads[i] is source i's;
-// an exhausted source's is empty.
+// FanOutConcurrency at a time, each within Waits.Source from when its read
+// starts), so one slow grant costs the page its timeout, not the sum, and
+// a source queued behind others still gets its whole wait. reads[i] is
+// source i's; an exhausted source's is empty.
 func (s *Server) readSources(ctx context.Context, sources []searchSource, a searchArgs, filter rsclient.Filter, state []sourceState) []sourceRead {
 	reads := make([]sourceRead, len(sources))
-	read := func(i int) {
-		sctx, cancel := within(ctx, s.cfg.Waits.Source)
-		defer cancel()
-		r := &reads[i]
-		*r = s.sourceCandidates(sctx, sources[i], a, filter, state[i])
-		for j := range r.cands {
-			r.cands[j].source = i
-		}
-	}
-	live := 0
+	var live []int // the sources still to read
 	for i := range sources {
 		if !state[i].Done {
-			live++
+			live = append(live, i)
 		}
 	}
-	if live == 1 { // one grant: no goroutine to start and hand the page back
-		for i := range sources {
-			if !state[i].Done {
-				read(i)
-			}
-		}
-		return reads
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, s.cfg.FanOutConcurrency)
-	for i := range sources {
-		if state[i].Done {
-			continue
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			read(i)
+	// One live source runs on this goroutine (fanout runs a lone task
+	// inline): no goroutine to start and hand the page back.
+	got, errs := fanout.Run(ctx, len(live), fanout.Options{Limit: s.cfg.FanOutConcurrency, Timeout: s.cfg.Waits.Source},
+		func(ctx context.Context, j int) (sourceRead, error) {
+			i := live[j]
+			return s.sourceCandidates(ctx, sources[i], a, filter, state[i]), nil
 		})
+	for j, i := range live {
+		r := got[j]
+		if errs[j] != nil { // still queued when the call ended
+			r = sourceRead{err: errs[j]}
+		}
+		for k := range r.cands {
+			r.cands[k].source = i
+		}
+		reads[i] = r
 	}
-	wg.Wait()
 	return reads
 }
 
@@ -230,16 +212,6 @@ func advanceAll(state []sourceState, reads []sourceRead, taken []int) bool {
 		}
 	}
 	return more
-}
-
-// multiConnection reports whether the hits come from more than one
-// connection: only then does the page show its source mix.
-func multiConnection(hits []searchHit) bool {
-	conns := map[string]bool{}
-	for _, h := range hits {
-		conns[h.ConnectionID] = true
-	}
-	return len(conns) > 1
 }
 
 // rankMerge fuses per-source ranked lists by reciprocal rank and keeps the

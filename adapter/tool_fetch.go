@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -73,11 +74,8 @@ func fetchRecord(ctx context.Context, c *routedCall, a fetchArgs, r fetchRead) (
 	if err != nil {
 		return nil, c.refusal(ctx, err)
 	}
-	body := fitDocument(a.ID, ref, rec, a.Fields, s.rs.BaseURL(), set.warns, s.cfg.MaxResultBytes)
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(string(body))},
-		StructuredContent: json.RawMessage(body),
-	}, nil
+	return pageResult(page.Document(page.DocumentRead{RequestedID: a.ID, Ref: ref, Record: pageRecord(rec), Fields: a.Fields,
+		BaseURL: s.rs.BaseURL(), SourceWarnings: pageWarnings(set.warns), Bytes: s.cfg.MaxResultBytes})), nil
 }
 
 // resolveRecordID parses a record id argument and reconciles it with an

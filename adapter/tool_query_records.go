@@ -84,11 +84,10 @@ func readRecordsPage(ctx context.Context, c *routedCall, a queryRecordsArgs, in 
 	if limit == 0 {
 		limit = rsDefaultRecordsLimit
 	}
-	page := newRecordPage(a.Stream, a.ConnectionID, a.Fields, list, limit, memberRanker{roles: set.ix.FieldRoles(a.Stream, a.ConnectionID)},
-		resultCeiling{bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-sourceWarningsRoom(set.warns)), resume: resume})
-	res := textResult(withWarnings(page.text(), set.warns), page.structured(set.warns))
-	res.Content = append(res.Content, page.resourceLinks()...)
-	return res, nil
+	warns := pageWarnings(set.warns)
+	return pageResult(page.Records(page.RecordsRead{Stream: a.Stream, ConnectionID: a.ConnectionID, Fields: a.Fields,
+		List: recordList(list), Limit: limit, Roles: set.ix.FieldRoles(a.Stream, a.ConnectionID),
+		Bytes: max(MinMaxResultBytes, s.cfg.MaxResultBytes-page.WarningsRoom(warns)), Resume: resume, SourceWarnings: warns})), nil
 }
 
 // recordsInput is what query_records understood of its arguments before
@@ -148,15 +147,4 @@ func (in recordsInput) skip() int {
 		return 0
 	}
 	return in.prev.Skip
-}
-
-// sourceWarningsRoom is what the call's source warnings add to a page
-// after it is fitted: a line each in the text, a JSON string each in
-// structuredContent's warnings (the larger of the two).
-func sourceWarningsRoom(warns []warning) int {
-	n := 0
-	for _, l := range warningLines(warns) {
-		n += max(len(l)+1, page.JSONStringLen(l)+1)
-	}
-	return n
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // Window bounds of seed 004.
@@ -59,7 +60,7 @@ var readRecordFieldLogic = toolLogic[readFieldArgs, windowRequest]{
 		if te != nil {
 			return nil, te
 		}
-		return res.toolResult(c.set.warnings()), nil
+		return pageResult(page.FieldWindow(res.window(), pageWarnings(c.set.warnings()))), nil
 	},
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
-	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
 var schemaTool = toolSpec{
@@ -56,7 +56,8 @@ func readSchema(ctx context.Context, c *routedCall, a schemaArgs, _ struct{}) (*
 	}
 	if a.Detail != "full" {
 		s.learnCapabilities(ctx, set, &view)
-		return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.StreamPage]{Data: view.Page(), Warnings: warningLines(set.warns)}), nil
+		text, data := page.SchemaStream(view, "")
+		return textResult(withWarnings(text, set.warns), schemaResult[page.SchemaStreamPage]{Data: data, Warnings: warningLines(set.warns)}), nil
 	}
 	// The exhaustive document and the capability probes are independent
 	// reads: one round trip for both, not two in sequence.
@@ -68,10 +69,8 @@ func readSchema(ctx context.Context, c *routedCall, a schemaArgs, _ struct{}) (*
 	if full.failed != nil {
 		return full.failed, nil
 	}
-	text := view.Text() + "\n" + full.types
-	page := view.Page()
-	page.Types = full.types
-	return textResult(withWarnings(text, set.warns), schemaResult[schemaindex.StreamPage]{Data: page, Warnings: warningLines(set.warns)}), nil
+	text, data := page.SchemaStream(view, full.types)
+	return textResult(withWarnings(text, set.warns), schemaResult[page.SchemaStreamPage]{Data: data, Warnings: warningLines(set.warns)}), nil
 }
 
 // fullTypes is detail:"full"'s part from the RS: the JSON Schema types
@@ -102,7 +101,8 @@ func schemaIndex(set *sourceSet, connectionID string) *mcp.CallToolResult {
 		}
 		view = view.Scoped(src)
 	}
-	return textResult(withWarnings(view.Text(), set.warns), schemaResult[schemaindex.IndexPage]{Data: view.Page(), Warnings: warningLines(set.warns)})
+	text, data := page.SchemaIndex(view)
+	return textResult(withWarnings(text, set.warns), schemaResult[page.SchemaIndexPage]{Data: data, Warnings: warningLines(set.warns)})
 }
 
 // readFullTypes reads the RS's exhaustive document for one source and
@@ -124,7 +124,7 @@ func (s *Server) readFullTypes(ctx context.Context, set *sourceSet, a schemaArgs
 	if te != nil {
 		return fullTypes{failed: errorResult(te)}
 	}
-	types, err := schemaindex.FullTypesText(full)
+	types, err := page.SchemaFullTypes(full)
 	if err != nil {
 		return fullTypes{failed: errorResult(newAdapterError("invalid_response", "the resource server returned a full schema that cannot be read: "+err.Error()))}
 	}
@@ -136,7 +136,7 @@ func (s *Server) readFullTypes(ctx context.Context, set *sourceSet, a schemaArgs
 // it. detail:"full" adds the JSON Schema types line the text shows, not the
 // RS's exhaustive document: hosts hand the model structuredContent, and
 // the document is several times the page (R-3).
-type schemaResult[T schemaindex.IndexPage | schemaindex.StreamPage] struct {
+type schemaResult[T page.SchemaIndexPage | page.SchemaStreamPage] struct {
 	Data     T        `json:"data"`
 	Warnings []string `json:"warnings,omitempty"`
 }

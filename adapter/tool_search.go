@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -68,16 +69,15 @@ func runSearch(ctx context.Context, c *routedCall, a searchArgs, r searchRead) (
 	if te := s.checkSearchable(ctx, set, a); te != nil {
 		return nil, te
 	}
-	page, te := s.searchFanIn(ctx, set, a, r.filter, r.prev)
+	found, te := s.searchFanIn(ctx, set, a, r.filter, r.prev)
 	if te != nil {
 		return nil, te
 	}
-	s.refineSearchPage(ctx, set, a, r.filter, page)
-	page.noteNeighbours(a.Mode)
-	page.fitToCeiling() // with its titles and every warning in place
-	res := textResult(page.text(a), page.structured())
-	res.Content = append(res.Content, page.resourceLinks(a)...)
-	return res, nil
+	s.refineSearchPage(ctx, set, a, r.filter, found)
+	found.noteNeighbours(a.Mode)
+	// Every read is done (hits, titles, coverage): the page is rendered
+	// once, from them.
+	return pageResult(page.Search(found.read())), nil
 }
 
 // continueSearch opens the cursor of a continued search and folds its

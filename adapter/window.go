@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
@@ -25,7 +23,8 @@ type windowRequest struct {
 	After     *int
 }
 
-// windowResult is a read window with its continuation state.
+// windowResult is a read window with its continuation state; the page
+// renders it (page.Window).
 type windowResult struct {
 	Ref                    contentladder.RecordRef
 	FieldPath, FieldType   string
@@ -68,7 +67,7 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 	if te != nil {
 		return nil, te
 	}
-	kept, ok := res.fitChars(s.cfg.MaxResultBytes - windowWarningRoom)
+	kept, ok := page.FitWindow(res.window(), s.cfg.MaxResultBytes-windowWarningRoom)
 	if ok {
 		return res, nil
 	}
@@ -81,31 +80,6 @@ func (s *Server) readRoutedWindow(ctx context.Context, set *sourceSet, g Grant, 
 		again.Q, again.W.MatchStartChars, again.W.MatchEndChars = res.Q, res.W.MatchStartChars, res.W.MatchEndChars
 	}
 	return again, nil
-}
-
-// fitChars reports whether the window fits room bytes in both channels
-// (its text, and its structuredContent with the text JSON-escaped), and
-// if not, how many of its characters do, at least one.
-func (r *windowResult) fitChars(room int) (int, bool) {
-	text := r.W.Text
-	textLen, jsonLen := len(r.text()), len(marshalNoEscape(r.page(nil)))
-	if max(textLen, jsonLen) <= room {
-		return 0, true
-	}
-	// What the two channels take besides the window text; the longer
-	// cursors of a shorter window's header are within the slack.
-	room -= max(textLen-len(text), jsonLen-page.JSONStringLen(text)) + 64
-	kept, used := 0, 0
-	for i := 0; i < len(text); {
-		w, c := page.JSONRuneCost(text, i)
-		if used+max(w, c) > room {
-			break
-		}
-		used += max(w, c)
-		i += w
-		kept++
-	}
-	return max(1, kept), false
 }
 
 func (s *Server) readWindowOnce(ctx context.Context, set *sourceSet, g Grant, req windowRequest) (*windowResult, *toolError) {
@@ -162,161 +136,10 @@ func (s *Server) readWindowOnce(ctx context.Context, set *sourceSet, g Grant, re
 	return res, nil
 }
 
-// fieldWindowResult is seed 004's record/field/window/resource document:
-// the application/json contents of a field-window resource read. The
-// tool's structuredContent is windowPage, the text's own header and window.
-type fieldWindowResult struct {
-	Record   windowRecord   `json:"record"`
-	Field    windowField    `json:"field"`
-	Window   windowText     `json:"window"`
-	Resource windowResource `json:"resource"`
-}
-
-// windowRecord names the record the window reads.
-type windowRecord struct {
-	ID           string `json:"id"`
-	ConnectionID string `json:"connection_id"`
-	Stream       string `json:"stream"`
-	RecordID     string `json:"record_id"`
-}
-
-// windowField describes the field read.
-type windowField struct {
-	Path      string `json:"path"`
-	TextLike  bool   `json:"text_like"` // always true: only text is windowed
-	SizeChars int    `json:"size_chars"`
-	Type      string `json:"type,omitempty"`
-}
-
-// windowText is the window with its range and continuation cursors; a
-// cursor is null at the field's edge.
-type windowText struct {
-	Text           string       `json:"text"`
-	StartChars     int          `json:"start_chars"`
-	EndChars       int          `json:"end_chars"`
-	LimitChars     int          `json:"limit_chars"`
-	TotalChars     int          `json:"total_chars"`
-	Complete       bool         `json:"complete"`
-	NextCursor     *string      `json:"next_cursor"`
-	PreviousCursor *string      `json:"previous_cursor"`
-	Match          *windowMatch `json:"match,omitempty"`
-}
-
-// windowMatch locates the q match inside the field.
-type windowMatch struct {
-	Q          string `json:"q"`
-	StartChars int    `json:"start_chars"`
-	EndChars   int    `json:"end_chars"`
-}
-
-// windowResource is the window as field-window resource URIs; adjacent
-// windows are null at the field's edge.
-type windowResource struct {
-	URI         string  `json:"uri"`
-	NextURI     *string `json:"next_uri"`
-	PreviousURI *string `json:"previous_uri"`
-}
-
-// structured is the seed 004 document of a resource read.
-func (r *windowResult) structured() fieldWindowResult {
-	out := fieldWindowResult{
-		Record: windowRecord{ID: r.Ref.ID(), ConnectionID: r.Ref.ConnectionID, Stream: r.Ref.Stream, RecordID: r.Ref.RecordID},
-		Field:  windowField{Path: r.FieldPath, TextLike: true, SizeChars: r.W.TotalChars, Type: r.FieldType},
-		Window: windowText{Text: r.W.Text, StartChars: r.W.StartChars, EndChars: r.W.EndChars, LimitChars: r.W.LimitChars,
-			TotalChars: r.W.TotalChars, Complete: r.W.Complete, NextCursor: nullable(r.NextCursor), PreviousCursor: nullable(r.PrevCursor)},
-		Resource: windowResource{URI: r.URI, NextURI: nullable(r.NextURI), PreviousURI: nullable(r.PrevURI)},
-	}
-	if r.Q != "" && r.W.MatchStartChars != nil && r.W.MatchEndChars != nil {
-		out.Window.Match = &windowMatch{Q: r.Q, StartChars: *r.W.MatchStartChars, EndChars: *r.W.MatchEndChars}
-	}
-	return out
-}
-
-// windowHeader is the compact JSON line that precedes the window text:
-// identity, range, completeness and the exact arguments of the next and
-// previous reads.
-type windowHeader struct {
-	ID              string      `json:"id"`
-	FieldPath       string      `json:"field_path"`
-	StartChars      int         `json:"start_chars"`
-	EndChars        int         `json:"end_chars"`
-	TotalChars      int         `json:"total_chars"`
-	Complete        bool        `json:"complete"`
-	MatchStartChars *int        `json:"match_start_chars,omitempty"`
-	Next            *windowCall `json:"next,omitempty"`
-	Previous        *windowCall `json:"previous,omitempty"`
-}
-
-// windowCall is the read_record_field call that continues a window.
-type windowCall struct {
-	Tool string         `json:"tool"` // always read_record_field
-	Args windowCallArgs `json:"args"`
-}
-
-type windowCallArgs struct {
-	ID        string `json:"id"`
-	FieldPath string `json:"field_path"`
-	Cursor    string `json:"cursor"`
-}
-
-// header renders the windowHeader line.
-func (r *windowResult) header() string { return string(marshalNoEscape(r.headerFacts())) }
-
-// headerFacts are the window's identity, range and continuations.
-func (r *windowResult) headerFacts() windowHeader {
-	// complete says nothing of the field is left to read after this
-	// window: the whole field, or its last window (the RS's complete, the
-	// whole field in one window, left a last window saying false with no
-	// next call to make).
-	done := r.W.Complete || (r.NextCursor == "" && r.W.EndChars >= r.W.TotalChars)
-	h := windowHeader{ID: r.Ref.ID(), FieldPath: r.FieldPath, StartChars: r.W.StartChars,
-		EndChars: r.W.EndChars, TotalChars: r.W.TotalChars, Complete: done}
-	if r.Q != "" {
-		h.MatchStartChars = r.W.MatchStartChars
-	}
-	h.Next, h.Previous = r.continuation(r.NextCursor), r.continuation(r.PrevCursor)
-	return h
-}
-
-// continuation is the call that reads from cursor; nil without one.
-func (r *windowResult) continuation(cursor string) *windowCall {
-	if cursor == "" {
-		return nil
-	}
-	return &windowCall{Tool: "read_record_field", Args: windowCallArgs{ID: r.Ref.ID(), FieldPath: r.FieldPath, Cursor: cursor}}
-}
-
-func (r *windowResult) text() string { return r.header() + "\n" + r.W.Text }
-
-// windowPage is read_record_field's structuredContent: the text's header
-// members (identity, range, completeness, the exact next and previous
-// calls), the window text and the warning lines — the same page as the
-// text for a model reading JSON (R-3).
-type windowPage struct {
-	windowHeader
-	Text     string   `json:"text"`
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-func (windowPage) toolOutput() {}
-
-// page is the window as structuredContent.
-func (r *windowResult) page(warns []warning) windowPage {
-	return windowPage{windowHeader: r.headerFacts(), Text: r.W.Text, Warnings: warningLines(warns)}
-}
-
-// toolResult renders the window with the call's source warnings. It links
-// no resources: the next and previous calls are in both channels, and a
-// resource-aware client pages by the URIs its resource read names (links
-// would be two more lines a host such as Claude Code hands the model).
-func (r *windowResult) toolResult(warns []warning) *mcp.CallToolResult {
-	return textResult(withWarnings(r.text(), warns), r.page(warns))
-}
-
-// nullable is s, or JSON null when s is empty.
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+// window is the read window as the page renders it.
+func (r *windowResult) window() page.Window {
+	return page.Window{Ref: r.Ref, FieldPath: r.FieldPath, FieldType: r.FieldType, Q: r.Q,
+		Text: r.W.Text, TotalChars: r.W.TotalChars, StartChars: r.W.StartChars, EndChars: r.W.EndChars, LimitChars: r.W.LimitChars,
+		Complete: r.W.Complete, MatchStartChars: r.W.MatchStartChars, MatchEndChars: r.W.MatchEndChars,
+		NextCursor: r.NextCursor, PrevCursor: r.PrevCursor, URI: r.URI, NextURI: r.NextURI, PrevURI: r.PrevURI}
 }

@@ -26,11 +26,11 @@ func ExampleIndex_Global() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(schemaindex.Merge(doc).Global().Text())
+	for _, c := range schemaindex.Merge(doc).Global().Connectors {
+		fmt.Println(c.ConnectorKey, c.GrantID, c.Connections, c.Streams)
+	}
 	// Output:
-	// PDPP schema: connectors=1 streams=3 (every granted stream, by connector)
-	// connector gmail grant_id=grt_gmail connections=cin_1("Personal") streams(3)=messages|message_bodies|threads
-	// call schema(stream, connection_id?) for fields with flag legend, filter, sort, fields projection, count, aggregate, expand and search modes
+	// gmail grt_gmail [{cin_1 Personal}] [messages message_bodies threads]
 }
 
 func ExampleIndex_Candidates() {
@@ -49,20 +49,4 @@ func ExampleIndex_Candidates() {
 	// true
 	// [{GrantID:grt_gmail ConnectorKey:gmail ConnectionID:cin_1 DisplayName:Personal}] total=2 truncated=true omitted=1
 	// true unknown stream "mesages" in this grant set; known streams (1): messages
-}
-
-// FullTypesText turns an RS detail=full document into the compact type
-// line a content-only client reads.
-func ExampleFullTypesText() {
-	doc := []byte(`{"connectors":[{"connector_key":"gmail","streams":[{"name":"messages",` +
-		`"schema":{"type":"object","properties":{"received_at":{"type":"string","format":"date-time"},` +
-		`"labels":{"type":"array","items":{"type":"string"}},"size_bytes":{"type":["integer","null"]},"snippet":{}}}}]}]}`)
-	text, err := schemaindex.FullTypesText(doc)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(text)
-	// Output:
-	// json_schema types (field type/format; array<item>; a|null when nullable; "-" = type not advertised):
-	// messages connector_key=gmail: labels array<string>; received_at string/date-time; size_bytes integer|null; snippet -
 }

@@ -18,9 +18,10 @@ type LegendEntry struct {
 	Meaning string `json:"meaning"`
 }
 
-// Legend explains every token FormatFlags can emit, in grammar order. It is
-// the single source for the model-visible legend (LegendText) so the two
-// never drift apart.
+// Legend explains every token FormatFlags can emit, in grammar order. It
+// belongs to the grammar, not to a page: it is the single source of every
+// model-visible legend (the stream view's field_capability_legend, the
+// schema page's legend line) so none drifts from what FormatFlags emits.
 var Legend = []LegendEntry{
 	{"t=", "type"},
 	{"role=", "semantic role (primary-title=record title, event-time=when it happened)"},
@@ -32,22 +33,6 @@ var Legend = []LegendEntry{
 	{"a=", "aggregate kinds usable on the field"},
 	{"=unusable:<reason>", "declared but unusable, e.g. lex=unusable:field_not_granted"},
 	{"declared", "no flags advertised; the RS may still sort, aggregate, search (see each source)"},
-}
-
-// LegendText renders Legend as one compact line for content[] text.
-func LegendText() string {
-	var b strings.Builder
-	b.WriteString("legend:")
-	for i, e := range Legend {
-		if i > 0 {
-			b.WriteString(";")
-		}
-		b.WriteString(" ")
-		b.WriteString(e.Token)
-		b.WriteString(" ")
-		b.WriteString(e.Meaning)
-	}
-	return b.String()
 }
 
 // FormatFlags renders caps in the RS compact grammar (rs-contract §3.3):

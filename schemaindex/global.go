@@ -1,10 +1,5 @@
 package schemaindex
 
-import (
-	"fmt"
-	"strings"
-)
-
 // MaxGlobalConnections bounds the connections listed per connector in the
 // global view; the rest are counted so the result stays bounded even for a
 // connector with hundreds of connections.
@@ -16,8 +11,8 @@ const GlobalHint = "call schema(stream, connection_id?) for fields with flag leg
 
 // GlobalView is the compact global index of the `schema` tool (DESIGN R-4).
 // It grows by stream names only: no field detail, each stream list appears
-// once (under its connector). It marshals to the structuredContent.data
-// document.
+// once (under its connector). The schema page (package page) renders it
+// for the model.
 type GlobalView struct {
 	Object         string            `json:"object"`
 	Detail         string            `json:"detail"`
@@ -81,53 +76,4 @@ func (g GlobalView) Scoped(src SourceEntry) GlobalView {
 		return g
 	}
 	return g
-}
-
-// Text renders the global index for content[]: a header, one line per
-// connector carrying its key, grant, connections and every stream name, and
-// the closing hint. Its size is linear in stream names and connectors only.
-func (g GlobalView) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d (every granted stream, by connector)\n", g.ConnectorCount, g.StreamCount)
-	for _, c := range g.Connectors {
-		b.WriteString("connector ")
-		b.WriteString(token(c.ConnectorKey))
-		if c.DisplayName != "" {
-			b.WriteString(" label=" + label(c.DisplayName))
-		}
-		if c.GrantID != "" {
-			b.WriteString(" grant_id=" + token(c.GrantID))
-		}
-		b.WriteString(" connections=")
-		b.WriteString(connectionsText(c.Connections, c.ConnectionsOmitted))
-		fmt.Fprintf(&b, " streams(%d)=", len(c.Streams))
-		for i, s := range c.Streams {
-			if i > 0 {
-				b.WriteByte('|')
-			}
-			b.WriteString(token(s))
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString(g.Hint)
-	return b.String()
-}
-
-// connectionsText renders `id("label")|id2|more:N`, or "none".
-func connectionsText(cs []Connection, omitted int) string {
-	if len(cs) == 0 && omitted == 0 {
-		return "none"
-	}
-	parts := make([]string, 0, len(cs)+1)
-	for _, c := range cs {
-		p := token(c.ID)
-		if c.DisplayName != "" {
-			p += "(" + label(c.DisplayName) + ")"
-		}
-		parts = append(parts, p)
-	}
-	if omitted > 0 {
-		parts = append(parts, fmt.Sprintf("more:%d", omitted))
-	}
-	return strings.Join(parts, "|")
 }

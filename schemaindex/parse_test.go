@@ -1,6 +1,7 @@
 package schemaindex
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -224,18 +225,28 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		// Whatever parsed must index and render without panicking, bounded.
+		// Whatever parsed must index and build its views without
+		// panicking, bounded (page's FuzzSchemaPages renders them).
 		ix := Merge(d)
-		g := ix.Global()
-		if txt := g.Text(); len(txt) > 64*len(body)+1024 {
-			t.Fatalf("global text %d bytes from %d-byte body", len(txt), len(body))
+		if j, err := json.Marshal(ix.Global()); err != nil || len(j) > 64*len(body)+1024 {
+			t.Fatalf("global view %d bytes from %d-byte body (%v)", len(j), len(body), err)
 		}
 		for _, c := range d.Connectors {
 			for _, s := range c.Streams {
 				if v, err := ix.Stream(s.Name, "", []string{ModeLexical}); err == nil {
-					_ = v.Text()
+					_ = v.Sources[0].AboutFields(3)
 				}
 			}
 		}
 	})
+}
+
+func BenchmarkParseCompact(b *testing.B) {
+	body := SyntheticSchemaBody("gmail", 20, 30, []Connection{{"cin_1", "A"}}, true)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := Parse(body, Source{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

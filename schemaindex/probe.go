@@ -35,7 +35,7 @@ type Probe struct {
 
 // NeedsProbe reports whether the text would otherwise have to guess: the
 // RS advertises nothing for this source.
-func (s StreamSource) NeedsProbe() bool { return s.advertisesNothing() }
+func (s StreamSource) NeedsProbe() bool { return s.AdvertisesNothing() }
 
 // ProbeFields are the granted fields worth trying as a sort or time field
 // (at most MaxProbeFields): event-time roles first, then names that usually

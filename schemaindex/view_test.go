@@ -3,6 +3,7 @@ package schemaindex
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,9 +25,7 @@ func TestGlobalGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			g := tt.ix.Global()
-			checkGolden(t, tt.name+".txt", g.Text())
-			j, err := json.Marshal(g)
+			j, err := json.Marshal(tt.ix.Global())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,40 +52,12 @@ func TestStreamGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tt.name+".txt", v.Text())
 			j, err := json.Marshal(v)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, tt.name+".json", string(j))
 		})
-	}
-}
-
-// The stream text alone carries each argument a model must build.
-func TestStreamTextHasArguments(t *testing.T) {
-	t.Parallel()
-	v, err := gmailSlack(t).Stream("messages", "", allModes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := v.Text()
-	if !strings.HasPrefix(text, "PDPP schema stream=messages sources=2\n"+LegendText()+"\n") {
-		t.Errorf("text must start with header and legend:\n%s", text)
-	}
-	for _, want := range []string{
-		"connector_key=gmail", "connector_key=slack",
-		"cin_3f9a1c0e5b7d2a4c6e8f0a1b(\"Personal Gmail\")", "cin_7b2e4d6f8a0c1e3a5b7d9f0c(\"Work Gmail\")", "cin_5c0e1a2b3d4f5a6b7c8d9e0f(\"Acme Slack\")",
-		`sort:"-received_at"`, `sort:"-sent_at"`, `count:"exact"`, `fields:["subject",`,
-		"filters: unavailable to this token", "sum=size_bytes", "group_by_time=date|received_at",
-		"subject[t=text,role=primary-title,lex,sem]", "bcc[t=array,g=false]",
-		"attachments(has_many,unusable:related_stream_not_granted", "message_bodies(has_one,usable)",
-		"modes=lexical|semantic|hybrid lex=subject|from_name|from_email|snippet sem=subject|snippet",
-		"pass connection_id",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("stream text lacks %q", want)
-		}
 	}
 }
 
@@ -111,10 +82,6 @@ func TestStreamFieldCap(t *testing.T) {
 			s := v.Sources[0]
 			if len(s.Fields) != tt.shown || s.FieldsOmitted != tt.omitted || s.FieldCount != tt.fields {
 				t.Errorf("fields shown %d omitted %d count %d; want %d %d %d", len(s.Fields), s.FieldsOmitted, s.FieldCount, tt.shown, tt.omitted, tt.fields)
-			}
-			hasMore := strings.Contains(v.Text(), "; more:")
-			if hasMore != (tt.omitted > 0) {
-				t.Errorf("text more: marker = %v, want %v", hasMore, tt.omitted > 0)
 			}
 		})
 	}
@@ -177,12 +144,12 @@ func TestStreamErrors(t *testing.T) {
 	}
 }
 
-// TestProjectionExampleSaysWhatRecordsAreAbout: the projection example
-// names the fields that say what a record is about — by declared role, or
+// TestAboutFieldsSayWhatRecordsAreAbout: the fields a page offers as a
+// projection example say what a record is about — by declared role, or
 // by name where the RS declares none (the real RS's schema for a client
 // token lists bare names alphabetically: bcc and cc first, empty on every
 // record) — never the payload's own id first.
-func TestProjectionExampleSaysWhatRecordsAreAbout(t *testing.T) {
+func TestAboutFieldsSayWhatRecordsAreAbout(t *testing.T) {
 	t.Parallel()
 	names := func(ns ...string) []Field {
 		var out []Field
@@ -193,18 +160,49 @@ func TestProjectionExampleSaysWhatRecordsAreAbout(t *testing.T) {
 	}
 	roled := names("id", "body", "when", "headline")
 	roled[2].Caps.Role, roled[3].Caps.Role = "event-time", "primary-title"
+	ungranted := names("subject", "received_at", "labels")
+	ungranted[0].Caps.Granted = false
 	for _, tc := range []struct {
 		name   string
 		fields []Field
-		want   string
+		want   []string
 	}{
 		{"bare names, alphabetical", names("bcc", "cc", "date", "from_email", "id", "is_draft", "received_at", "snippet", "subject", "to"),
-			`["subject","date","received_at"]`},
-		{"declared roles win over names", roled, `["headline","when","body"]`},
-		{"fewer than three", names("id", "labels"), `["labels","id"]`},
+			[]string{"subject", "date", "received_at"}},
+		{"declared roles win over names", roled, []string{"headline", "when", "body"}},
+		{"fewer than three", names("id", "labels"), []string{"labels", "id"}},
+		{"ungranted fields are not offered", ungranted, []string{"received_at", "labels"}},
 	} {
-		if got := (StreamSource{FieldCaps: tc.fields}).projectionExample(); got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		if diff := cmp.Diff(tc.want, (StreamSource{FieldCaps: tc.fields}).AboutFields(3)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// The global view lists each connector's streams once, under it: no
+// stream list repeats elsewhere in its JSON.
+func TestGlobalListsStreamsOncePerConnector(t *testing.T) {
+	t.Parallel()
+	var docs []*Doc
+	for i := range 12 {
+		key := fmt.Sprintf("connector_%d", i)
+		d, err := Parse(SyntheticSchemaBody(key, 20, 30, []Connection{{"cin_" + key, "A"}}, true), Source{GrantKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	g := Merge(docs...).Global()
+	b, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"streams":`); n != 12 {
+		t.Errorf(`JSON has %d "streams" lists, want one per connector (12)`, n)
+	}
+	for _, c := range g.Connectors {
+		if len(c.Streams) != 20 {
+			t.Errorf("connector %s lists %d streams, want 20", c.ConnectorKey, len(c.Streams))
 		}
 	}
 }

@@ -7,5 +7,5 @@
 //	hosted ──▶ bearerauth ──▶ no project package, no MCP module
 //	internal/credcache ◀── cmd only (and e2e, which drives cmd)
 //	rsclient/rstest ──▶ nothing of the adapter side
-//	internal/softcache, internal/bearer ◀── any layer; they import no project package
+//	internal/softcache, internal/bearer, internal/fanout ◀── any layer; they import no project package
 package importrules

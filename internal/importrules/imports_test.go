@@ -23,7 +23,7 @@ import (
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary;
 //	                       internal/ritest, which writes the cache they read)
 //	internal/ritest ◀── test files only (it builds and runs the reference server)
-//	internal/softcache, internal/bearer, internal/regularfile ◀── any layer; they import no project package
+//	internal/softcache, internal/bearer, internal/regularfile, internal/fanout ◀── any layer; they import no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
 //
@@ -37,9 +37,9 @@ import (
 const modulePath = "github.com/pdpp/pdpp-mcp"
 
 // sharedUtilities are small internal packages every layer shares (one
-// cache mechanism, one bearer grammar) that any layer may import; they
+// cache mechanism, one bearer grammar, one bounded fan-out) that any layer may import; they
 // import no project package.
-var sharedUtilities = []string{"internal/softcache", "internal/bearer", "internal/regularfile"}
+var sharedUtilities = []string{"internal/softcache", "internal/bearer", "internal/regularfile", "internal/fanout"}
 
 // mcpModules are the MCP SDKs; only adapter, hosted and cmd may use them.
 var mcpModules = []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}
@@ -342,7 +342,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"bearerauth":             {"internal/softcache"},
 			"internal/softcache":     nil,
 			"internal/credcache":     {"bearerauth"},
-			"adapter":                {"page", "rsclient", "schemaindex", "contentladder", "internal/softcache"},
+			"adapter":                {"page", "rsclient", "schemaindex", "contentladder", "internal/softcache", "internal/fanout"},
 			"page":                   {"contentladder", "schemaindex", "internal/softcache"},
 			"rsclient":               {"rsclient/internal/wire"},
 			"rsclient/rstest":        {"rsclient/rstest/internal/searchindex", "rsclient/rstest/demodata"},
@@ -441,6 +441,13 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{name: "shared utility imports the adapter", graph: pkgGraph{imports: map[string][]string{
 			"internal/softcache": {"adapter"},
 		}}, want: []string{"internal/softcache imports adapter: shared utilities import no other project package"}},
+		{name: "the fan-out imports the cache", graph: pkgGraph{imports: map[string][]string{
+			"internal/fanout": {"internal/softcache"},
+		}}, want: []string{"internal/fanout imports internal/softcache: shared utilities import no other project package"}},
+		{name: "a leaf and the door use the fan-out", graph: pkgGraph{imports: map[string][]string{
+			"rsclient": {"internal/fanout"}, "bearerauth": {"internal/fanout"}, "hosted": {"internal/fanout"},
+			"adapter": {"internal/fanout"}, "internal/fanout": nil,
+		}}},
 		{name: "adapter test uses the credential cache", graph: pkgGraph{testImports: map[string][]string{
 			"adapter": {"internal/credcache"},
 		}}, want: []string{"adapter imports internal/credcache: only cmd (and e2e) use internal/credcache"}},

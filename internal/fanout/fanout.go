@@ -1,0 +1,301 @@
+// Package fanout runs a batch of independent tasks concurrently under a
+// bound: the one way the adapter reads several grants, sources, probes or
+// hit titles at once.
+//
+// Run starts n tasks, at most Options.Limit of them at a time and, when
+// Options.Shared is set, each also under a limiter shared by every batch of
+// the process. What it guarantees, and why each matters to a caller:
+//
+//   - A task waiting for a slot watches ctx: once ctx ends, every task not
+//     yet started reports ctx's error and never runs, so a cancelled call
+//     does not queue work it will never use.
+//   - A task's own deadline (Options.Timeout) starts when the task starts,
+//     not when it was queued: a task behind a slow one still gets all of
+//     its time.
+//   - Results come back by index, whatever order the tasks ended in.
+//   - When Run returns, no task is running, unless the caller asked for
+//     detached completion (Options.Detach): then Run returns when ctx ends
+//     and the unfinished tasks finish in the background, on a context
+//     without ctx's cancellation (e.g. reads whose answers fill a cache
+//     after the caller stopped waiting).
+//   - A task's panic is not swallowed: Run panics with a *TaskPanic on the
+//     caller's goroutine once the other tasks are done.
+//
+// It imports no project package, so every layer may use it.
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Options bounds one Run. The zero value runs every task at once, with no
+// deadline of its own, and waits for all of them.
+type Options struct {
+	// Limit is the most tasks of this Run that run at once. Zero or less
+	// means no bound of its own: every task may start at once (a Shared
+	// limiter may still queue them).
+	Limit int
+	// Shared, when set, is a limiter several Runs (and other callers)
+	// share, e.g. one per process: a task also holds one of its slots
+	// while it runs.
+	Shared *Limiter
+	// Timeout, when positive, is each task's own deadline, started when
+	// the task starts (after its slots are taken).
+	Timeout time.Duration
+	// Detach runs every task to completion on a context that keeps ctx's
+	// values but not its cancellation (each still bounded by Timeout),
+	// and makes Run return once ctx ends: a task not done by then reports
+	// ctx's error and goes on in the background. Every task starts, even
+	// when ctx has already ended.
+	Detach bool
+}
+
+// TaskPanic is the value Run panics with when a task panicked: which
+// task, what it panicked with, and the task's stack at the panic.
+type TaskPanic struct {
+	Index int
+	Value any
+	Stack []byte
+}
+
+// Error says which task panicked and with what, then the task's stack.
+func (p *TaskPanic) Error() string {
+	return fmt.Sprintf("fanout: task %d panicked: %v\n\n%s", p.Index, p.Value, p.Stack)
+}
+
+// Unwrap is the panic's value when it is an error.
+func (p *TaskPanic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// Run runs task(ctx, i) for every i in [0, n) under opts and returns each
+// task's value and error at its index (len n each). A task that never ran
+// (its ctx ended while it waited for a slot, or, detached, it was not done
+// when ctx ended) has its zero value and ctx's error.
+//
+// A lone task (n == 1) that is not detached runs on the caller's
+// goroutine: the usual single-source call starts no goroutine.
+func Run[T any](ctx context.Context, n int, opts Options, task func(ctx context.Context, i int) (T, error)) ([]T, []error) {
+	vals, errs := make([]T, max(n, 0)), make([]error, max(n, 0))
+	switch {
+	case n <= 0:
+		return vals, errs
+	case n == 1 && !opts.Detach:
+		vals[0], errs[0] = runInline(ctx, opts, task)
+		return vals, errs
+	}
+	b := newBatch[T](n)
+	runCtx := ctx
+	if opts.Detach {
+		runCtx = context.WithoutCancel(ctx)
+	}
+	workers := n
+	if opts.Limit > 0 {
+		workers = min(opts.Limit, n)
+	}
+	var running sync.WaitGroup
+	for range workers {
+		running.Go(func() { b.work(runCtx, opts, task) })
+	}
+	b.wait(ctx, opts.Detach)
+	if !opts.Detach {
+		running.Wait() // the workers are leaving: none outlives Run
+	}
+	return b.close(ctx, vals, errs)
+}
+
+// runInline runs a lone task on the caller's goroutine; its panic comes
+// out as a *TaskPanic, as from a task on a goroutine of its own.
+func runInline[T any](ctx context.Context, opts Options, task func(context.Context, int) (T, error)) (T, error) {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(&TaskPanic{Index: 0, Value: r, Stack: debug.Stack()})
+		}
+	}()
+	return runOne(ctx, opts, 0, task)
+}
+
+// runOne runs task i once its shared slot is free (a wait that watches
+// ctx), under its own Timeout from then. A ctx already ended runs nothing.
+func runOne[T any](ctx context.Context, opts Options, i int, task func(context.Context, int) (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if opts.Shared != nil {
+		release, err := opts.Shared.Acquire(ctx)
+		if err != nil {
+			return zero, err
+		}
+		defer release()
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	return task(ctx, i)
+}
+
+// batch is one Run's shared state: the queue of tasks not yet started and
+// the outcomes of those that ended. Only the caller's goroutine reads the
+// outcomes, after close; a worker that ends later finds the batch closed.
+type batch[T any] struct {
+	mu       sync.Mutex
+	next     int  // the first task not yet taken
+	closed   bool // Run has returned its results
+	left     int  // tasks neither ended nor skipped
+	vals     []T
+	errs     []error
+	ended    []bool
+	panicked *TaskPanic
+	done     chan struct{} // closed when left reaches 0
+}
+
+func newBatch[T any](n int) *batch[T] {
+	return &batch[T]{left: n, vals: make([]T, n), errs: make([]error, n), ended: make([]bool, n), done: make(chan struct{})}
+}
+
+// take hands a worker the next task, or false when none is left.
+func (b *batch[T]) take() (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.next >= len(b.vals) {
+		return 0, false
+	}
+	b.next++
+	return b.next - 1, true
+}
+
+// work runs tasks one after another until none is left: a worker is one
+// slot of the Run's Limit, so a task waits for its slot in the queue.
+func (b *batch[T]) work(ctx context.Context, opts Options, task func(context.Context, int) (T, error)) {
+	for {
+		i, ok := b.take()
+		if !ok {
+			return
+		}
+		b.runTask(ctx, opts, i, task)
+	}
+}
+
+// runTask runs task i and records its outcome; a panic is recorded as a
+// TaskPanic for the caller, or raised here when the caller is gone.
+func (b *batch[T]) runTask(ctx context.Context, opts Options, i int, task func(context.Context, int) (T, error)) {
+	var v T
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			p := &TaskPanic{Index: i, Value: r, Stack: debug.Stack()}
+			if !b.end(i, v, err, p) {
+				panic(p) // the caller returned (detached): nobody else would see it
+			}
+			return
+		}
+		b.end(i, v, err, nil)
+	}()
+	v, err = runOne(ctx, opts, i, task)
+}
+
+// end records task i's outcome; false when the batch was closed already
+// (a detached task that outlived Run).
+func (b *batch[T]) end(i int, v T, err error, p *TaskPanic) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.vals[i], b.errs[i], b.ended[i] = v, err, true
+	if p != nil && b.panicked == nil {
+		b.panicked = p
+	}
+	b.left--
+	if b.left == 0 {
+		close(b.done)
+	}
+	return true
+}
+
+// wait returns when every task has ended or, detached, when ctx ends. A
+// Run that is not detached skips its queued tasks as soon as ctx ends
+// (each reports ctx's error), then waits for the running ones.
+func (b *batch[T]) wait(ctx context.Context, detached bool) {
+	select {
+	case <-b.done:
+		return
+	case <-ctx.Done():
+	}
+	if detached {
+		return
+	}
+	b.skipQueued(ctx.Err())
+	<-b.done
+}
+
+// skipQueued ends every task not yet taken with err.
+func (b *batch[T]) skipQueued(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.next == len(b.vals) {
+		return // every task was taken: the last to end closes done
+	}
+	for ; b.next < len(b.vals); b.next++ {
+		b.errs[b.next], b.ended[b.next] = err, true
+		b.left--
+	}
+	if b.left == 0 {
+		close(b.done)
+	}
+}
+
+// close hands the outcomes to the caller: a task not ended (detached,
+// still running) reports ctx's error. It panics with the first task's
+// panic, if any.
+func (b *batch[T]) close(ctx context.Context, vals []T, errs []error) ([]T, []error) {
+	b.mu.Lock()
+	b.closed = true
+	for i := range b.vals {
+		if b.ended[i] {
+			vals[i], errs[i] = b.vals[i], b.errs[i]
+		} else {
+			errs[i] = ctx.Err()
+		}
+	}
+	p := b.panicked
+	b.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	return vals, errs
+}
+
+// Limiter bounds how many tasks hold one of its slots at once, across
+// every Run (and any other caller) that shares it. Waiters are served
+// about in arrival order (a channel's send queue is FIFO).
+type Limiter struct {
+	slots chan struct{}
+}
+
+// NewLimiter returns a limiter of n slots; n below 1 is taken as 1.
+func NewLimiter(n int) *Limiter {
+	return &Limiter{slots: make(chan struct{}, max(n, 1))}
+}
+
+// Acquire waits for a slot within ctx; release gives it back (once). A
+// ctx that has ended gets no slot, even when one is free.
+func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,67 @@
+package page
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The pages and their reads. Each page kind is one entry point that takes
+// the finished read and returns a Result; the adapter reads everything
+// first (RS answers, titles, coverage checks) and renders once:
+//
+//	Records(RecordsRead)        query_records: records.go, records_layout.go,
+//	                            records_cut.go, records_links.go, records_*json.go
+//	Search(SearchRead)          search: search_read.go, search.go, search_layout.go,
+//	                            search_hit_line.go, search_ceiling.go
+//	Document(DocumentRead)      fetch and pdpp://record/ reads: document*.go
+//	FieldWindow(Window, …)      read_record_field and pdpp://field-window/ reads: window.go
+//	Aggregate(AggregateRead)    aggregate: aggregate*.go
+//
+// Record pages parse each payload once (preview_parse.go) and render the
+// text line, the structured record and the content ladder from that parse
+// (preview_fit.go, preview_render.go, preview_ladder.go); member_rank.go
+// orders a record's members for a person, share_budget.go cuts a page's
+// lines evenly.
+
+// Result is one rendered page: the text a model reads in content[], the
+// same page as structuredContent JSON for a model reading JSON, and the
+// resources it links to. The adapter turns it into the protocol's tool
+// result; nothing here knows the protocol.
+type Result struct {
+	// Text is the model-visible text, every handle and item of the page.
+	Text string
+	// Structured is the structuredContent JSON, compact and without HTML
+	// escaping (snippets carry <mark> tags).
+	Structured json.RawMessage
+	// Links are resources a resource-aware client may read next.
+	Links []Link
+}
+
+// Link is one resource a page links to.
+type Link struct {
+	URI, Name, MIMEType string
+}
+
+// jsonAppender is a page that writes its own JSON, byte for byte what
+// encoding/json would write, to skip re-checking bytes it wrote itself.
+type jsonAppender interface{ appendJSON(dst []byte) []byte }
+
+// marshalNoEscape is json.Marshal without HTML escaping and without the
+// trailing newline an Encoder adds.
+func marshalNoEscape(v any) []byte {
+	if a, ok := v.(jsonAppender); ok {
+		return a.appendJSON(nil)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte(`null`)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// result is a page's text and structured value, marshalled once.
+func result(text string, structured any, links []Link) Result {
+	return Result{Text: text, Structured: marshalNoEscape(structured), Links: links}
+}
