@@ -5,24 +5,6 @@ import (
 	"encoding/json"
 )
 
-// The pages and their reads. Each page kind is one entry point that takes
-// the finished read and returns a Result; the adapter reads everything
-// first (RS answers, titles, coverage checks) and renders once:
-//
-//	Records(RecordsRead)        query_records: records.go, records_layout.go,
-//	                            records_cut.go, records_links.go, records_*json.go
-//	Search(SearchRead)          search: search_read.go, search.go, search_layout.go,
-//	                            search_hit_line.go, search_ceiling.go
-//	Document(DocumentRead)      fetch and pdpp://record/ reads: document*.go
-//	FieldWindow(Window, …)      read_record_field and pdpp://field-window/ reads: window.go
-//	Aggregate(AggregateRead)    aggregate: aggregate*.go
-//
-// Record pages parse each payload once (preview_parse.go) and render the
-// text line, the structured record and the content ladder from that parse
-// (preview_fit.go, preview_render.go, preview_ladder.go); member_rank.go
-// orders a record's members for a person, share_budget.go cuts a page's
-// lines evenly.
-
 // Result is one rendered page: the text a model reads in content[], the
 // same page as structuredContent JSON for a model reading JSON, and the
 // resources it links to. The adapter turns it into the protocol's tool
