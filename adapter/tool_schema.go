@@ -143,26 +143,15 @@ type schemaResult[T page.SchemaIndexPage | page.SchemaStreamPage] struct {
 
 func (schemaResult[T]) toolOutput() {}
 
-// withWarnings appends model-visible warning lines.
+// withWarnings appends the source warnings' lines to a schema page's
+// text, as every page shows them.
 func withWarnings(text string, warns []warning) string {
-	for _, l := range warningLines(warns) {
-		text += "\n" + l
-	}
-	return text
+	return page.WithWarnings(text, pageWarnings(warns))
 }
 
 // warningLines are the source warnings as the text's lines, which
 // structuredContent carries as they are.
-func warningLines(warns []warning) []string {
-	out := make([]string, 0, len(warns))
-	for _, w := range warns {
-		out = append(out, "warning "+w.Code+": "+w.Message)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
+func warningLines(warns []warning) []string { return page.WarningLines(pageWarnings(warns)) }
 
 // searchModes lists the retrieval modes the RS advertises; lexical when
 // the metadata cannot be read within Waits.SearchMetadata (lexical is always mounted).

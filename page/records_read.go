@@ -88,5 +88,5 @@ type resultCeiling struct {
 func Records(r RecordsRead) Result {
 	p := newRecordPage(r.Stream, r.ConnectionID, r.Fields, r.List, r.Limit, memberRanker{roles: r.Roles},
 		resultCeiling{bytes: r.Bytes, resume: r.Resume})
-	return result(withWarnings(p.text(), r.SourceWarnings), p.structured(r.SourceWarnings), p.resourceLinks())
+	return result(WithWarnings(p.text(), r.SourceWarnings), p.structured(r.SourceWarnings), p.resourceLinks())
 }

@@ -24,8 +24,8 @@ func WarningLines(warns []Warning) []string {
 	return out
 }
 
-// withWarnings appends the warnings' lines to a text.
-func withWarnings(text string, warns []Warning) string {
+// WithWarnings is text with the warnings' lines appended, one a line.
+func WithWarnings(text string, warns []Warning) string {
 	for _, l := range WarningLines(warns) {
 		text += "\n" + l
 	}

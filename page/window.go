@@ -201,7 +201,7 @@ func (r Window) page(warns []Warning) windowPage {
 // resource read names (links would be two more lines a host such as
 // Claude Code hands the model).
 func FieldWindow(r Window, warns []Warning) Result {
-	return result(withWarnings(r.text(), warns), r.page(warns), nil)
+	return result(WithWarnings(r.text(), warns), r.page(warns), nil)
 }
 
 // WindowText is the window as a field-window resource's text/plain
