@@ -140,18 +140,12 @@ func plainJSONString(s string) bool {
 	return true
 }
 
-// jsonAppender is a result that writes its own JSON, byte for byte what
-// encoding/json would write, to skip re-checking bytes it wrote itself.
-type jsonAppender interface{ appendJSON(dst []byte) []byte }
-
 // marshalNoEscape is json.Marshal without HTML escaping and without the
 // trailing newline an Encoder adds.
 func marshalNoEscape(v any) []byte {
 	switch v := v.(type) {
 	case json.RawMessage:
 		return v
-	case jsonAppender:
-		return v.appendJSON(nil)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
