@@ -9,6 +9,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
 	"github.com/pdpp/pdpp-mcp/internal/bearer"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -65,7 +66,7 @@ type errorBody struct {
 // body is the compact JSON of {error, http_status?, warnings?}: an error
 // result's text and structured content, and a resource error's message.
 func (e *toolError) body() json.RawMessage {
-	return marshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, NextSteps: e.Next, Warnings: e.Warnings})
+	return page.MarshalNoEscape(errorBody{Error: e.envelope(), HTTPStatus: e.Status, NextSteps: e.Next, Warnings: e.Warnings})
 }
 
 // field is one ordered member whose key comes from runtime data: an error
@@ -99,7 +100,7 @@ func orderedJSON(fields []field) json.RawMessage {
 	return buf.Bytes()
 }
 
-// writeNoEscape appends marshalNoEscape(v) to buf. The values record pages
+// writeNoEscape appends page.MarshalNoEscape(v) to buf. The values record pages
 // and hit lists are made of (keys, plain ASCII strings, numbers, booleans,
 // JSON already encoded) are written directly: an Encoder per value was a
 // thousand allocations per 25-record page. Anything else, and any string
@@ -126,7 +127,7 @@ func writeNoEscape(buf *bytes.Buffer, v any) {
 		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), x, 10))
 		return
 	}
-	buf.Write(marshalNoEscape(v))
+	buf.Write(page.MarshalNoEscape(v))
 }
 
 // plainJSONString reports whether encoding/json (HTML escaping off) writes
@@ -138,22 +139,6 @@ func plainJSONString(s string) bool {
 		}
 	}
 	return true
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping and without the
-// trailing newline an Encoder adds.
-func marshalNoEscape(v any) []byte {
-	switch v := v.(type) {
-	case json.RawMessage:
-		return v
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return []byte(`null`)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // fromError maps any failure of a tool call onto a toolError: RS envelopes

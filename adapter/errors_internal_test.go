@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -34,7 +35,7 @@ func TestErrorResultIsTyped(t *testing.T) {
 			text, _ := mcp.AsTextContent(res.Content[0])
 			type got struct{ Code, Text, Structured string }
 			want := got{tc.wantCode, tc.wantBody, tc.wantBody}
-			if diff := cmp.Diff(want, got{summarize(res).code, text.Text, string(marshalNoEscape(res.StructuredContent))}); diff != "" {
+			if diff := cmp.Diff(want, got{summarize(res).code, text.Text, string(page.MarshalNoEscape(res.StructuredContent))}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -120,7 +120,7 @@ func searchRefusalSteps(rsErr *rsclient.Error, a searchArgs) []string {
 		retry.Mode = ""
 	}
 	return []string{"client tokens cannot filter a search; the same search without the filter, then keep the hits that match: search " +
-		string(marshalNoEscape(retry))}
+		string(page.MarshalNoEscape(retry))}
 }
 
 // expandSteps follow a refused expand: the same read without it, and the
@@ -496,9 +496,9 @@ func callText(tool string, kv ...any) string {
 			b.WriteByte(',')
 		}
 		first = false
-		b.Write(marshalNoEscape(kv[i]))
+		b.Write(page.MarshalNoEscape(kv[i]))
 		b.WriteByte(':')
-		b.Write(marshalNoEscape(v))
+		b.Write(page.MarshalNoEscape(v))
 	}
 	b.WriteByte('}')
 	return b.String()

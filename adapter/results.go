@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pdpp/pdpp-mcp/page"
 )
 
 // errorResult renders an error as an isError tool result. The text is the
@@ -60,7 +62,7 @@ type toolOutput interface{ toolOutput() }
 func textResult(text string, structured toolOutput) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(text)},
-		StructuredContent: json.RawMessage(marshalNoEscape(structured)),
+		StructuredContent: json.RawMessage(page.MarshalNoEscape(structured)),
 	}
 }
 

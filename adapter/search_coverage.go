@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pdpp/pdpp-mcp/internal/fanout"
+	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -57,7 +58,7 @@ func (p *searchPage) noteNeighbours(mode string) {
 // source_skipped_not_applicable). The real RS's lexical index once covered
 // one connection's bodies only while recall claimed complete; semantic and
 // hybrid found the records.
-func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, page *searchPage) []warning {
+func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchArgs, filter rsclient.Filter, sp *searchPage) []warning {
 	modes := s.searchModes(ctx)
 	alt := ""
 	for _, m := range []string{"semantic", "hybrid"} {
@@ -71,7 +72,7 @@ func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchA
 	}
 	retry := searchRetry{Q: a.Q, Mode: alt, Streams: a.Streams, ConnectionID: a.ConnectionID, GrantID: a.GrantID, Filter: canonicalJSON(a.Filter)}
 	why := "no lexical hits"
-	if len(page.hits) > 0 {
+	if len(sp.hits) > 0 {
 		why = "lexical ranking not exhaustive"
 	}
 	caveat := neighboursCaveat
@@ -81,15 +82,15 @@ func (s *Server) coverageWarnings(ctx context.Context, set *sourceSet, a searchA
 	}
 	return []warning{{Code: "search_coverage",
 		Message: fmt.Sprintf("%s (lexical indexes may miss streams or connections). %s. To try it: search %s",
-			why, caveat, marshalNoEscape(retry))}}
+			why, caveat, page.MarshalNoEscape(retry))}}
 }
 
 // mayWarnCoverage reports whether the page is a lexical miss that
 // coverageWarnings checks: no hits, or a ranking that was not exhaustive.
 // It reads only the page's hit count and recall notes, so it may run
 // while the hits' titles are being filled in.
-func (s *Server) mayWarnCoverage(a searchArgs, page *searchPage) bool {
-	return a.Mode == "lexical" && (len(page.hits) == 0 || len(page.recall) > 0)
+func (s *Server) mayWarnCoverage(a searchArgs, sp *searchPage) bool {
+	return a.Mode == "lexical" && (len(sp.hits) == 0 || len(sp.recall) > 0)
 }
 
 // searchRetry is the exact search call a lexical miss suggests: the same

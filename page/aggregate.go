@@ -69,7 +69,7 @@ func (v aggregateView) appendJSON(dst []byte) []byte {
 	dst = appendStringMember(dst, "note", v.Note)
 	if len(v.Warnings) > 0 {
 		dst = append(dst, `,"warnings":`...)
-		dst = append(dst, marshalNoEscape(v.Warnings)...)
+		dst = append(dst, MarshalNoEscape(v.Warnings)...)
 	}
 	return append(dst, '}')
 }

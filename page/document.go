@@ -85,7 +85,7 @@ func fitDocument(requestedID string, ref contentladder.RecordRef, rec *Record, f
 			// object.
 			doc.Metadata.Warnings = warns
 		}
-		body := marshalNoEscape(doc)
+		body := MarshalNoEscape(doc)
 		over := len(body) - ceiling
 		if over <= 0 || chars <= minFitTextChars {
 			return body

@@ -34,7 +34,7 @@ func Document(r DocumentRead) Result {
 		if len(r.SourceWarnings) > 0 {
 			doc.Metadata.Warnings = r.SourceWarnings
 		}
-		body = marshalNoEscape(doc)
+		body = MarshalNoEscape(doc)
 	}
 	return Result{Text: string(body), Structured: body}
 }

@@ -21,8 +21,8 @@ func objectJSON(members []member) json.RawMessage {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, marshalNoEscape(m.key)...)
-		out = append(append(out, ':'), marshalNoEscape(m.value)...)
+		out = append(out, MarshalNoEscape(m.key)...)
+		out = append(append(out, ':'), MarshalNoEscape(m.value)...)
 	}
 	return append(out, '}')
 }

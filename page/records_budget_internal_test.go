@@ -75,7 +75,7 @@ func TestRecordTextShowsEveryRecordWithinBudget(t *testing.T) {
 // very fields its line shows, and carries the text's handles.
 func checkRecordChannelsAgree(t *testing.T, iter int, p *recordPage, text string) {
 	t.Helper()
-	sc := marshalNoEscape(p.structured(nil))
+	sc := MarshalNoEscape(p.structured(nil))
 	if budget := p.ceiling.bytes; len(sc) > budget {
 		t.Fatalf("iter %d: %d records, structuredContent %d B > budget %d", iter, len(p.records), len(sc), budget)
 	}

@@ -28,9 +28,9 @@ type Link struct {
 // encoding/json would write, to skip re-checking bytes it wrote itself.
 type jsonAppender interface{ appendJSON(dst []byte) []byte }
 
-// marshalNoEscape is json.Marshal without HTML escaping and without the
+// MarshalNoEscape is json.Marshal without HTML escaping and without the
 // trailing newline an Encoder adds.
-func marshalNoEscape(v any) []byte {
+func MarshalNoEscape(v any) []byte {
 	if a, ok := v.(jsonAppender); ok {
 		return a.appendJSON(nil)
 	}
@@ -45,5 +45,5 @@ func marshalNoEscape(v any) []byte {
 
 // result is a page's text and structured value, marshalled once.
 func result(text string, structured any, links []Link) Result {
-	return Result{Text: text, Structured: marshalNoEscape(structured), Links: links}
+	return Result{Text: text, Structured: MarshalNoEscape(structured), Links: links}
 }

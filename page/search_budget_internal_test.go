@@ -109,7 +109,7 @@ func TestSearchTextShowsEveryHitWithinBudget(t *testing.T) {
 // snippet its line shows, and the same handles.
 func checkSearchChannelsAgree(t *testing.T, iter int, p *searchPage, text string) {
 	t.Helper()
-	sc := marshalNoEscape(p.structured())
+	sc := MarshalNoEscape(p.structured())
 	budget := searchTextBudget(len(p.hits))
 	if p.ceiling > 0 {
 		budget = min(budget, p.ceiling)

@@ -64,5 +64,5 @@ func (p *searchPage) structuredHead() searchResult {
 func (p *searchPage) structuredFraming() int {
 	head := p.structuredHead()
 	head.Hits, head.How = [][5]string{}, searchHow
-	return len(marshalNoEscape(head))
+	return len(MarshalNoEscape(head))
 }

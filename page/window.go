@@ -34,7 +34,7 @@ type Window struct {
 // character count.
 func FitWindow(r Window, room int) (int, bool) {
 	text := r.Text
-	textLen, jsonLen := len(r.text()), len(marshalNoEscape(r.page(nil)))
+	textLen, jsonLen := len(r.text()), len(MarshalNoEscape(r.page(nil)))
 	if max(textLen, jsonLen) <= room {
 		return 0, true
 	}
@@ -152,7 +152,7 @@ type windowCallArgs struct {
 }
 
 // header renders the windowHeader line.
-func (r Window) header() string { return string(marshalNoEscape(r.headerFacts())) }
+func (r Window) header() string { return string(MarshalNoEscape(r.headerFacts())) }
 
 // headerFacts are the window's identity, range and continuations.
 func (r Window) headerFacts() windowHeader {
