@@ -3,7 +3,6 @@ package adapter_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/adapter"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 )
 
@@ -191,15 +191,7 @@ func TestCatalogGolden(t *testing.T) {
 	}
 	pretty.WriteByte('\n')
 	path := filepath.Join("testdata", "tools_list.golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test -update): %v", err)
-	}
+	want := golden.Read(t, path, pretty.Bytes())
 	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
 		t.Errorf("tools/list changed (-want +got); rerun with -update if intended:\n%s", diff)
 	}

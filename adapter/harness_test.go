@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // toolResult is a tools/call result as a client sees it on the wire.
 type toolResult struct {

@@ -2,7 +2,6 @@ package adapter_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
@@ -46,18 +46,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "structured", name)
 	got = normalizeSealed(got)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run with -update)", path, err)
-	}
+	want := golden.Read(t, path, got)
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s differs from its golden (-want +got):\n%s", name, diff)
 	}

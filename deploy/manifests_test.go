@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,9 +17,8 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/deploy"
 	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // limits are the binary's facts the manifests must fit.
 var limits = deploy.Limits{ReadyHandlerTimeout: hosted.ReadyCheckTimeout, MinBlipTolerance: 20 * time.Second}
@@ -121,16 +119,8 @@ func TestPolicyOnTheOldDeployment(t *testing.T) {
 	got := deploy.Policy(loadManifests(t, dir), loadDockerfile(t, filepath.Join(dir, "Dockerfile")), limits)
 	slices.Sort(got)
 	text := strings.Join(got, "\n") + "\n"
-	golden := filepath.Join(dir, "violations.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("golden file missing (run with -update): %v", err)
-	}
+	path := filepath.Join(dir, "violations.golden")
+	want := golden.Read(t, path, []byte(text))
 	if diff := cmp.Diff(string(want), text); diff != "" {
 		t.Errorf("violations (-golden +got):\n%s", diff)
 	}

@@ -7,7 +7,6 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"io"
 	"math/big"
 	"net/http"
@@ -26,8 +25,6 @@ import (
 	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // publicURL is the configured public origin of the hosted test servers; it
 // differs from the httptest address on purpose, so tests see that

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/adapter"
 	"github.com/pdpp/pdpp-mcp/hosted"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"github.com/pdpp/pdpp-mcp/rsclient"
 )
 
@@ -103,15 +103,7 @@ func TestSetupPagesGolden(t *testing.T) {
 				t.Fatalf("GET %s: status %d: %s", tc.path, got.status, got.body)
 			}
 			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got.body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("missing golden file (run go test -update): %v", err)
-			}
+			want := golden.Read(t, path, []byte(got.body))
 			if diff := cmp.Diff(string(want), got.body); diff != "" {
 				t.Errorf("%s changed (-want +got); rerun with -update if intended:\n%s", tc.path, diff)
 			}

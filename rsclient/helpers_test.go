@@ -3,7 +3,6 @@ package rsclient
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +10,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/pdpp/pdpp-mcp/internal/golden"
+)
 
 // testBearer is a realistic 64-hex client token; tests grep every output
 // for it.
@@ -109,16 +108,7 @@ func newTestClient(t testing.TB, base string, mod ...func(*Config)) *Client {
 func checkGolden(t *testing.T, name string, got []byte) []byte {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run go test -update to create it)", path, err)
-	}
-	return want
+	return golden.Read(t, path, got)
 }
 
 func intp(n int) *int { return &n }

@@ -1,31 +1,21 @@
 package schemaindex
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"github.com/pdpp/pdpp-mcp/internal/golden"
+)
 
 // checkGolden compares got with testdata/<name>; -update rewrites it. A
 // missing golden file is a failure so a forgotten -update cannot pass.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run go test ./schemaindex/ -update)", path, err)
-	}
+	want := golden.Read(t, path, []byte(got))
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("golden %s mismatch (-want +got):\n%s", path, diff)
 	}

@@ -23,6 +23,7 @@ import (
 //	internal/credcache ◀── cmd (and e2e tests, which drive the cmd binary;
 //	                       internal/ritest, which writes the cache they read)
 //	internal/ritest ◀── test files only (it builds and runs the reference server)
+//	internal/golden ◀── test files only (golden files; it registers -update)
 //	internal/softcache, internal/bearer, internal/regularfile, internal/fanout ◀── any layer; they import no project package
 //	e2e ──▶ cmd (binary), adapter, hosted, rsclient/rstest (the mock RS)
 //	rsclient/rstest ──▶ nothing of the adapter, not even rsclient
@@ -168,6 +169,9 @@ func importViolations(g pkgGraph) []string {
 		for _, dep := range deps {
 			if within(dep, "internal/ritest") && !within(pkg, "internal/ritest") {
 				report(pkg, dep, "only test files import internal/ritest")
+			}
+			if within(dep, "internal/golden") {
+				report(pkg, dep, "only test files import internal/golden (it registers the -update flag)")
 			}
 		}
 	}
@@ -458,6 +462,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			"e2e/harness":     {"internal/ritest"},
 			"internal/ritest": nil,
 		}}, want: []string{"e2e/harness imports internal/ritest: only test files import internal/ritest"}},
+		{name: "production code imports the golden helper", graph: pkgGraph{imports: map[string][]string{
+			"e2e/harness":     {"internal/golden"},
+			"internal/golden": nil,
+		}}, want: []string{"e2e/harness imports internal/golden: only test files import internal/golden (it registers the -update flag)"}},
 		{name: "test imports e2e", graph: pkgGraph{testImports: map[string][]string{
 			"adapter": {"e2e/harness"},
 		}}, want: []string{"adapter imports e2e/harness: nothing imports e2e"}},

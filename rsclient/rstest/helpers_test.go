@@ -2,19 +2,16 @@ package rstest
 
 import (
 	"encoding/json"
-	"flag"
 	"github.com/pdpp/pdpp-mcp/internal/contract"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // Test bearers.
 const (
@@ -117,24 +114,16 @@ func at(v any, path ...any) any {
 	return v
 }
 
-// golden compares got with testdata/<name>, rewriting it under -update.
+// jsonGolden compares got with testdata/<name>, rewriting it under -update.
 // A missing golden file fails.
-func golden(t *testing.T, name string, got any) {
+func jsonGolden(t *testing.T, name string, got any) {
 	t.Helper()
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s missing (run with -update): %v", path, err)
-	}
+	want := golden.Read(t, path, append(b, '\n'))
 	var w, g any
 	_ = json.Unmarshal(want, &w)
 	_ = json.Unmarshal(b, &g)

@@ -122,7 +122,7 @@ func TestSchemaRules(t *testing.T) {
 	t.Run("full view golden", func(t *testing.T) {
 		t.Parallel()
 		r := get(t, ts.URL, "/v1/schema?stream=message_bodies&detail=full&connection_id="+connA, gmailTok)
-		golden(t, "schema-full-message-bodies.golden.json", r.body)
+		jsonGolden(t, "schema-full-message-bodies.golden.json", r.body)
 	})
 }
 

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,10 +12,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // summary renders the identities, per-stream counts and a digest of every
 // record, so any change to the generated data shows up in review.
@@ -76,15 +73,7 @@ func TestSummaryGolden(t *testing.T) {
 	t.Parallel()
 	got := summary(mustDefault(t))
 	path := filepath.Join("testdata", "summary.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file missing (run go test -update): %v", err)
-	}
+	want := golden.Read(t, path, []byte(got))
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("summary mismatch (-want +got):\n%s", diff)
 	}
