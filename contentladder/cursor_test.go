@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 )
 
 var (
@@ -169,7 +172,7 @@ func TestCursorGolden(t *testing.T) {
 	noDigest.Digest = ""
 	got := fmt.Sprintf("grant %s\ncursor %s\nlen %d\ncursor_no_digest_len %d\n",
 		"grt_0000000000000001", k.Seal(c), len(k.Seal(c)), len(k.Seal(noDigest)))
-	checkGolden(t, "cursor.golden", []byte(got))
+	golden.Check(t, filepath.Join("testdata", "cursor.golden"), []byte(got))
 }
 
 // TestCursorEveryByteChange flips each character of a cursor to every other

@@ -3,10 +3,13 @@ package contentladder
 import (
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 )
 
 func TestRecordHandleRoundTrip(t *testing.T) {
@@ -216,7 +219,7 @@ func TestHandleGolden(t *testing.T) {
 	fmt.Fprintf(&b, "legacy_record_uri %s\n", RecordURI(RecordRef{Stream: "orders", RecordID: "o1"}))
 	fmt.Fprintf(&b, "offset_window_uri %s\n", FieldWindowURI(WindowSpec{Ref: ref, FieldPath: "body_text", OffsetChars: 512, LimitChars: 4096}))
 	fmt.Fprintf(&b, "q_window_uri %s\n", FieldWindowURI(WindowSpec{Ref: ref, FieldPath: "body_text", Q: "integration", BeforeChars: 40, AfterChars: 60, HasQ: true}))
-	checkGolden(t, "handles.golden", []byte(b.String()))
+	golden.Check(t, filepath.Join("testdata", "handles.golden"), []byte(b.String()))
 }
 
 func FuzzParseRecordHandle(f *testing.F) {

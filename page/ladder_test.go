@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdpp/pdpp-mcp/contentladder"
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 )
 
 // testRef is a record with a real-length connection id, the size a ladder
@@ -32,7 +34,7 @@ func TestBuildLadderGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "ladder_gmail.golden.json", append(got, '\n'))
+	golden.Check(t, filepath.Join("testdata", "ladder_gmail.golden.json"), append(got, '\n'))
 	// Spot checks that the golden file alone would not explain.
 	for _, e := range ladder {
 		if e.Class == ClassBinary && e.Continuation != nil {
@@ -138,5 +140,5 @@ func TestLadderEntryBytes(t *testing.T) {
 			fmt.Fprintf(&report, "%s omit_identity=%v %s %s %d\n", tt.ref.ID(), tt.omit, e.FieldPath, e.Class, len(b))
 		}
 	}
-	checkGolden(t, "ladder_bytes.golden", []byte(report.String()))
+	golden.Check(t, filepath.Join("testdata", "ladder_bytes.golden"), []byte(report.String()))
 }

@@ -2,8 +2,11 @@ package page
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 )
 
 func TestSanitizeForPreviewGolden(t *testing.T) {
@@ -15,7 +18,7 @@ func TestSanitizeForPreviewGolden(t *testing.T) {
 	if strings.Contains(string(got), "AAECAwQF") || strings.Contains(string(got), "base64,") {
 		t.Errorf("preview carries raw base64: %s", got)
 	}
-	checkGolden(t, "sanitize_gmail.golden.json", append(got, '\n'))
+	golden.Check(t, filepath.Join("testdata", "sanitize_gmail.golden.json"), append(got, '\n'))
 }
 
 func TestSanitizeForPreview(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pdpp/pdpp-mcp/internal/golden"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
 
@@ -12,11 +13,11 @@ import (
 // parse; the pages are rendered from the same documents.
 const schemaFixtures = "../schemaindex/testdata"
 
-// checkSchemaGolden compares got with testdata/schema/<name> (checkGolden;
+// checkSchemaGolden compares got with testdata/schema/<name> (golden.Check;
 // -update rewrites it).
 func checkSchemaGolden(t *testing.T, name, got string) {
 	t.Helper()
-	checkGolden(t, filepath.Join("schema", name), []byte(got))
+	golden.Check(t, filepath.Join("testdata", "schema", name), []byte(got))
 }
 
 // schemaFixture reads one of the schema model's fixture bodies.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -35,4 +37,14 @@ func Read(t testing.TB, path string, got []byte) []byte {
 		t.Fatalf("golden file %s: %v (run go test -update to create it, then read the diff)", path, err)
 	}
 	return want
+}
+
+// Check compares got with the golden file at path (Read), as text, and
+// reports a difference as a test error with the diff.
+func Check(t testing.TB, path string, got []byte) {
+	t.Helper()
+	want := Read(t, path, got)
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from its golden file (-want +got); rerun with -update if intended:\n%s", path, diff)
+	}
 }
