@@ -61,18 +61,20 @@ func newHitDetailRead(h *searchHit, want hitFields) hitDetailRead {
 		q: rsclient.RecordQuery{Stream: h.Ref.Stream, RecordID: h.Ref.RecordID, ConnectionID: h.ConnectionID, Fields: want.names()}}
 }
 
-// readHitDetail reads r (or finds it in the cache) and waits for it
-// within ctx. Concurrent reads of one record share one RS call.
+// startHitDetail starts reading r (or finds it in the cache) and returns
+// at once; Wait on the result waits for it. Concurrent reads of one
+// record share one RS call.
 //
-// The read runs detached from the page (softcache): a page that stops
-// waiting at its title budget leaves the read running, and its answer
-// still fills the cache for the next page. It waits for a slot of the
+// The read runs detached from the page (softcache.Start): it starts
+// whatever ctx's state, a page that stops waiting at its title budget
+// leaves it running, and its answer still fills the cache for the next
+// page; nothing waits for it then. It waits for a slot of the
 // process's refining-read limit inside that detached fetch, so the slot
 // is the one RS call's, whichever pages wait for it, and a read queued
 // behind other users' titles is not dropped with the page either; the
 // cache's FetchTimeout bounds the wait and the read together.
-func (s *Server) readHitDetail(ctx context.Context, r hitDetailRead) (hitDetail, error) {
-	return s.hitDetails.c.Get(ctx, r.key, func(ctx context.Context) (hitDetail, time.Time, error) {
+func (s *Server) startHitDetail(ctx context.Context, r hitDetailRead) softcache.Started[hitDetail] {
+	return s.hitDetails.c.Start(ctx, r.key, func(ctx context.Context) (hitDetail, time.Time, error) {
 		if s.titleReadDone != nil {
 			defer s.titleReadDone()
 		}

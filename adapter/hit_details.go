@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp/pdpp-mcp/internal/fanout"
+	"github.com/pdpp/pdpp-mcp/internal/softcache"
 	"github.com/pdpp/pdpp-mcp/page"
 	"github.com/pdpp/pdpp-mcp/schemaindex"
 )
@@ -159,21 +159,27 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 	slices.SortStableFunc(reads, func(a, b titleRead) int {
 		return cmp.Compare(titleLast(a.read.want), titleLast(b.read.want))
 	})
-	// Detached: every read starts, whatever the budget's state, and one
-	// still running at the budget goes on filling the cache. Each read is
-	// handed copies of what it needs (hitDetailRead), never the page.
-	details, errs := fanout.Run(budget, len(reads), fanout.Options{Detach: true},
-		func(ctx context.Context, j int) (hitDetail, error) { return s.readHitDetail(ctx, reads[j].read) })
+	// Every read starts before any wait begins; each runs detached, so one
+	// still running at the budget goes on filling the cache, and no
+	// goroutine of this page waits for it after the page is due. Each read
+	// is handed copies of what it needs (hitDetailRead), never the page.
+	started := make([]softcache.Started[hitDetail], len(reads))
+	for j, r := range reads {
+		started[j] = s.startHitDetail(ctx, r.read)
+	}
 	pending := make([]bool, len(p.hits))
 	for j, r := range reads {
-		if errs[j] != nil {
+		// The waits share the budget's one deadline: waiting for them
+		// one after another ends when the last read or the budget does.
+		d, err := started[j].Wait(budget)
+		if err != nil {
 			// Still running at the budget (the budget's own error then):
 			// the fallback title stays, and says so when it stands for a
 			// title.
-			pending[r.hit] = r.read.want.title != "" && errs[j] == budget.Err()
+			pending[r.hit] = r.read.want.title != "" && err == budget.Err()
 			continue
 		}
-		p.hits[r.hit].applyDetails(details[j], r.read.want)
+		p.hits[r.hit].applyDetails(d, r.read.want)
 	}
 	return p.markPending(pending)
 }

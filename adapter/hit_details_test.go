@@ -3,7 +3,9 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,6 +223,11 @@ func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
 	c := newClient(t, srv)
 	args := map[string]any{"q": "invoice", "streams": []string{"messages"}, "limit": 10, "connection_id": demodata.GmailWorkConnectionID}
 	res := c.call("search", args)
+	// The page is due and its reads are still held: they run on to fill
+	// the cache, but nothing of the page waits for them any more.
+	if waiting := waitersOfTitleReads(srv); len(waiting) > 0 {
+		t.Errorf("after the page was due, %d goroutines still wait for its title reads:\n%s", len(waiting), strings.Join(waiting, "\n\n"))
+	}
 	withheld := decodeSearch(t, res)
 	// The same search where every record read is refused at once: its
 	// titles are the fallbacks by construction.
@@ -280,4 +287,28 @@ func TestSearchTitlesWithheldKeepFallbacks(t *testing.T) {
 			t.Errorf("hit %s title %q after the late reads, want %q", h.ID, h.Title, w)
 		}
 	}
+}
+
+// waitersOfTitleReads are the stacks of goroutines waiting for a started
+// read (softcache's Wait) on behalf of srv: a method of srv on the stack
+// (its receiver is the frame's first argument), so other tests' servers,
+// running in parallel, do not count.
+func waitersOfTitleReads(srv *adapter.Server) []string {
+	server := fmt.Sprintf("(%p, ", srv)
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "softcache.Started[...].Wait(") && strings.Contains(g, server) {
+			out = append(out, g)
+		}
+	}
+	return out
 }

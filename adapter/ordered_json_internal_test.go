@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// encoderBytes is what marshalNoEscape's Encoder path writes for v.
+// encoderBytes is what page.MarshalNoEscape's Encoder path writes for v.
 func encoderBytes(v any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

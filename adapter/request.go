@@ -16,10 +16,12 @@ type Request struct {
 	// (Config.Grants).
 	Grant *Grant
 	// CredentialRefused, when set, is told each time the RS refuses the
-	// request's token (rsclient.CredentialRefused) on any read the
-	// request makes — a tool's, a resource's, a schema read, a hit title,
-	// a probe — and when a tool result is such a refusal (answered from a
-	// read another request shared). The hosted door holds its answer and
+	// request's token (rsclient.CredentialRefused) on a read the request
+	// started — a tool's, a resource's, a schema read, a hit title, a
+	// probe — and when a tool result is such a refusal. A read another
+	// request started and this one joined (the same token's cached or
+	// shared reads) reports to the request that started it; this one
+	// hears of it only when the refusal becomes its result. The hosted door holds its answer and
 	// answers the HTTP challenge that makes its client refresh instead.
 	// It may be called several times, from several goroutines, and after
 	// the handler returned (a read that outlives its call).

@@ -42,7 +42,8 @@ type Config struct {
 	// very next call. Concurrent calls share the one re-read.
 	CacheStamp func() string
 	// Reconnect is the command that issues fresh credentials (stdio:
-	// `pdpp connect <provider-url>`), named in credential_expired errors.
+	// `pdpp-mcp connect <provider-url> --cache-root <dir>`, or what the
+	// cache says renews it), named in credential_expired errors.
 	Reconnect string
 	// SchemaTTL bounds how long a grant's schema stays cached (soft
 	// state, keyed by a hash of the token). Default 30s.

@@ -31,8 +31,11 @@ type jsonAppender interface{ appendJSON(dst []byte) []byte }
 // MarshalNoEscape is json.Marshal without HTML escaping and without the
 // trailing newline an Encoder adds.
 func MarshalNoEscape(v any) []byte {
-	if a, ok := v.(jsonAppender); ok {
-		return a.appendJSON(nil)
+	switch v := v.(type) {
+	case json.RawMessage:
+		return v // already JSON, written as it is
+	case jsonAppender:
+		return v.appendJSON(nil)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

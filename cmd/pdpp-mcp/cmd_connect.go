@@ -230,7 +230,7 @@ func selectionParams(sel hosted.SignInSelection) []oauth2.AuthCodeOption {
 // selection, for the cache's renew_with (named in credential_expired
 // advice). Paths are made absolute: the advice may be followed elsewhere.
 func renewCommand(f connectFlags) string {
-	parts := []string{"pdpp-mcp", "connect", f.providerURL}
+	parts := []string{"pdpp-mcp", "connect", shellQuote(f.providerURL)}
 	if f.detailsFile != "" {
 		abs, err := filepath.Abs(f.detailsFile)
 		if err != nil {

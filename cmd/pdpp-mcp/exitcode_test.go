@@ -190,7 +190,7 @@ func TestStdioExitCodes(t *testing.T) {
 			[]string{"--provider-url", rs.URL}, mcpSession, 77, []string{"is an owner token"}, []string{demodata.OwnerToken}},
 		{"owner role among several cached grants", `{"credential":{"access_token":"` + demodata.GmailToken + `"},"credentials":[{"access_token":"` + demodata.OwnerToken + `","role":"owner"}]}`, nil,
 			[]string{"--provider-url", rs.URL}, mcpSession, 77, []string{"is an owner token"}, []string{demodata.OwnerToken, demodata.GmailToken}},
-		{"nothing cached", "", nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"Run `pdpp-mcp connect " + rs.URL + "`"}, nil},
+		{"nothing cached", "", nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"Run `pdpp-mcp connect " + rs.URL + " --cache-root /"}, nil},
 		{"expired credential", credJSON(demodata.GmailToken, expired), nil, []string{"--provider-url", rs.URL}, mcpSession, 78,
 			[]string{"is expired", "pdpp-mcp connect " + rs.URL}, []string{demodata.GmailToken}},
 		{"malformed cache", `{"credential":`, nil, []string{"--provider-url", rs.URL}, mcpSession, 78, []string{"not valid JSON", "pdpp-mcp connect"}, nil},

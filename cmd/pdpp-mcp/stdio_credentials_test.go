@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -163,7 +164,7 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 	cacheWith(t, dir, rs.URL, credJSON(demodata.GmailToken, ""))
 	s := startStdio(t, bin, dir, "--provider-url", rs.URL)
 	read := map[string]any{"stream": "messages", "limit": 2}
-	reconnect := "pdpp-mcp connect " + rs.URL
+	reconnect := "pdpp-mcp connect " + rs.URL + " --cache-root " + filepath.Join(dir, ".pdpp")
 
 	if code, text := s.call("query_records", read); code != "" {
 		t.Fatalf("fresh token: %s", text)
@@ -176,7 +177,7 @@ func TestStdioHealsFromRewrittenCredentialCache(t *testing.T) {
 		t.Fatalf("refused token, nothing fresh: code %q, want credential_expired naming %q:\n%s", code, reconnect, text)
 	}
 
-	// `pdpp connect` in another terminal writes a fresh token.
+	// `pdpp-mcp connect` in another terminal writes a fresh token.
 	fresh, err := rs.Server.MintClientToken(demodata.GmailGrantID)
 	if err != nil {
 		t.Fatal(err)

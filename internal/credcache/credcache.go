@@ -373,11 +373,12 @@ func usableBearer(tok, tokenType string) bool {
 }
 
 // connectCommand is the command that signs in to providerURL and writes
-// this cache: `pdpp-mcp connect`, with the cache root when it is not the
-// default (made absolute: the advice may be followed elsewhere).
+// this cache: `pdpp-mcp connect` with the cache root made absolute (the
+// advice is followed in another terminal, whose directory is not the
+// adapter's).
 func connectCommand(cacheRoot, providerURL string) string {
 	cmd := "pdpp-mcp connect " + providerURL
-	if cacheRoot == "" || cacheRoot == ".pdpp" {
+	if cacheRoot == "" {
 		return cmd
 	}
 	if abs, err := filepath.Abs(cacheRoot); err == nil {

@@ -13,11 +13,10 @@
 //     not when it was queued: a task behind a slow one still gets all of
 //     its time.
 //   - Results come back by index, whatever order the tasks ended in.
-//   - When Run returns, no task is running, unless the caller asked for
-//     detached completion (Options.Detach): then Run returns when ctx ends
-//     and the unfinished tasks finish in the background, on a context
-//     without ctx's cancellation (e.g. reads whose answers fill a cache
-//     after the caller stopped waiting).
+//   - When Run returns, no task is running: a caller whose reads should
+//     outlive it (answers that fill a cache after the caller stopped
+//     waiting) starts them detached itself and waits for them here, or
+//     not at all.
 //   - A task's panic is not swallowed: Run panics with a *TaskPanic on the
 //     caller's goroutine once the other tasks are done.
 //
@@ -46,12 +45,6 @@ type Options struct {
 	// Timeout, when positive, is each task's own deadline, started when
 	// the task starts (after its slots are taken).
 	Timeout time.Duration
-	// Detach runs every task to completion on a context that keeps ctx's
-	// values but not its cancellation (each still bounded by Timeout),
-	// and makes Run return once ctx ends: a task not done by then reports
-	// ctx's error and goes on in the background. Every task starts, even
-	// when ctx has already ended.
-	Detach bool
 }
 
 // TaskPanic is the value Run panics with when a task panicked: which
@@ -75,38 +68,32 @@ func (p *TaskPanic) Unwrap() error {
 
 // Run runs task(ctx, i) for every i in [0, n) under opts and returns each
 // task's value and error at its index (len n each). A task that never ran
-// (its ctx ended while it waited for a slot, or, detached, it was not done
-// when ctx ended) has its zero value and ctx's error.
+// (its ctx ended while it waited for a slot) has its zero value and ctx's
+// error.
 //
-// A lone task (n == 1) that is not detached runs on the caller's
-// goroutine: the usual single-source call starts no goroutine.
+// A lone task (n == 1) runs on the caller's goroutine: the usual
+// single-source call starts no goroutine.
 func Run[T any](ctx context.Context, n int, opts Options, task func(ctx context.Context, i int) (T, error)) ([]T, []error) {
 	vals, errs := make([]T, max(n, 0)), make([]error, max(n, 0))
 	switch {
 	case n <= 0:
 		return vals, errs
-	case n == 1 && !opts.Detach:
+	case n == 1:
 		vals[0], errs[0] = runInline(ctx, opts, task)
 		return vals, errs
 	}
 	b := newBatch[T](n)
-	runCtx := ctx
-	if opts.Detach {
-		runCtx = context.WithoutCancel(ctx)
-	}
 	workers := n
 	if opts.Limit > 0 {
 		workers = min(opts.Limit, n)
 	}
 	var running sync.WaitGroup
 	for range workers {
-		running.Go(func() { b.work(runCtx, opts, task) })
+		running.Go(func() { b.work(ctx, opts, task) })
 	}
-	b.wait(ctx, opts.Detach)
-	if !opts.Detach {
-		running.Wait() // the workers are leaving: none outlives Run
-	}
-	return b.close(ctx, vals, errs)
+	b.wait(ctx)
+	running.Wait() // the workers are leaving: none outlives Run
+	return b.close(vals, errs)
 }
 
 // runInline runs a lone task on the caller's goroutine; its panic comes
@@ -144,21 +131,19 @@ func runOne[T any](ctx context.Context, opts Options, i int, task func(context.C
 
 // batch is one Run's shared state: the queue of tasks not yet started and
 // the outcomes of those that ended. Only the caller's goroutine reads the
-// outcomes, after close; a worker that ends later finds the batch closed.
+// outcomes, after every task ended.
 type batch[T any] struct {
 	mu       sync.Mutex
-	next     int  // the first task not yet taken
-	closed   bool // Run has returned its results
-	left     int  // tasks neither ended nor skipped
+	next     int // the first task not yet taken
+	left     int // tasks neither ended nor skipped
 	vals     []T
 	errs     []error
-	ended    []bool
 	panicked *TaskPanic
 	done     chan struct{} // closed when left reaches 0
 }
 
 func newBatch[T any](n int) *batch[T] {
-	return &batch[T]{left: n, vals: make([]T, n), errs: make([]error, n), ended: make([]bool, n), done: make(chan struct{})}
+	return &batch[T]{left: n, vals: make([]T, n), errs: make([]error, n), done: make(chan struct{})}
 }
 
 // take hands a worker the next task, or false when none is left.
@@ -185,32 +170,25 @@ func (b *batch[T]) work(ctx context.Context, opts Options, task func(context.Con
 }
 
 // runTask runs task i and records its outcome; a panic is recorded as a
-// TaskPanic for the caller, or raised here when the caller is gone.
+// TaskPanic for the caller.
 func (b *batch[T]) runTask(ctx context.Context, opts Options, i int, task func(context.Context, int) (T, error)) {
 	var v T
 	var err error
 	defer func() {
+		var p *TaskPanic
 		if r := recover(); r != nil {
-			p := &TaskPanic{Index: i, Value: r, Stack: debug.Stack()}
-			if !b.end(i, v, err, p) {
-				panic(p) // the caller returned (detached): nobody else would see it
-			}
-			return
+			p = &TaskPanic{Index: i, Value: r, Stack: debug.Stack()}
 		}
-		b.end(i, v, err, nil)
+		b.end(i, v, err, p)
 	}()
 	v, err = runOne(ctx, opts, i, task)
 }
 
-// end records task i's outcome; false when the batch was closed already
-// (a detached task that outlived Run).
-func (b *batch[T]) end(i int, v T, err error, p *TaskPanic) bool {
+// end records task i's outcome.
+func (b *batch[T]) end(i int, v T, err error, p *TaskPanic) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
-		return false
-	}
-	b.vals[i], b.errs[i], b.ended[i] = v, err, true
+	b.vals[i], b.errs[i] = v, err
 	if p != nil && b.panicked == nil {
 		b.panicked = p
 	}
@@ -218,20 +196,15 @@ func (b *batch[T]) end(i int, v T, err error, p *TaskPanic) bool {
 	if b.left == 0 {
 		close(b.done)
 	}
-	return true
 }
 
-// wait returns when every task has ended or, detached, when ctx ends. A
-// Run that is not detached skips its queued tasks as soon as ctx ends
-// (each reports ctx's error), then waits for the running ones.
-func (b *batch[T]) wait(ctx context.Context, detached bool) {
+// wait returns when every task has ended; once ctx ends it skips the
+// queued tasks (each reports ctx's error) and waits for the running ones.
+func (b *batch[T]) wait(ctx context.Context) {
 	select {
 	case <-b.done:
 		return
 	case <-ctx.Done():
-	}
-	if detached {
-		return
 	}
 	b.skipQueued(ctx.Err())
 	<-b.done
@@ -245,7 +218,7 @@ func (b *batch[T]) skipQueued(err error) {
 		return // every task was taken: the last to end closes done
 	}
 	for ; b.next < len(b.vals); b.next++ {
-		b.errs[b.next], b.ended[b.next] = err, true
+		b.errs[b.next] = err
 		b.left--
 	}
 	if b.left == 0 {
@@ -253,19 +226,12 @@ func (b *batch[T]) skipQueued(err error) {
 	}
 }
 
-// close hands the outcomes to the caller: a task not ended (detached,
-// still running) reports ctx's error. It panics with the first task's
-// panic, if any.
-func (b *batch[T]) close(ctx context.Context, vals []T, errs []error) ([]T, []error) {
+// close hands the outcomes to the caller, every task having ended. It
+// panics with the first task's panic, if any.
+func (b *batch[T]) close(vals []T, errs []error) ([]T, []error) {
 	b.mu.Lock()
-	b.closed = true
-	for i := range b.vals {
-		if b.ended[i] {
-			vals[i], errs[i] = b.vals[i], b.errs[i]
-		} else {
-			errs[i] = ctx.Err()
-		}
-	}
+	copy(vals, b.vals)
+	copy(errs, b.errs)
 	p := b.panicked
 	b.mu.Unlock()
 	if p != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -275,82 +274,6 @@ func TestSharedSlotWaitWatchesContext(t *testing.T) {
 		want := []error{context.DeadlineExceeded, context.DeadlineExceeded}
 		if diff := cmp.Diff(want, errs, cmpopts.EquateErrors()); diff != "" || g.in != 0 {
 			t.Errorf("%d ran; errors (-want +got):\n%s", g.in, diff)
-		}
-	})
-}
-
-// TestDetachedRunReturnsAtContextEnd: detached, Run returns when ctx ends,
-// with the finished tasks' values and ctx's error for the others; those
-// (the queued one included) still run to the end in the background, each
-// under its own Timeout, and a later ctx of theirs keeps ctx's values.
-func TestDetachedRunReturnsAtContextEnd(t *testing.T) {
-	t.Parallel()
-	type key struct{}
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.WithValue(t.Context(), key{}, "v"), 2*time.Second)
-		defer cancel()
-		var finished sync.WaitGroup
-		finished.Add(4)
-		var mu sync.Mutex
-		late := map[int]error{}
-		start := time.Now()
-		vals, errs := fanout.Run(ctx, 4, fanout.Options{Limit: 3, Timeout: 5 * time.Second, Detach: true},
-			func(ctx context.Context, i int) (string, error) {
-				defer finished.Done()
-				d := []time.Duration{time.Second, 3 * time.Second, time.Hour, time.Second / 2}[i]
-				var err error
-				select {
-				case <-time.After(d):
-				case <-ctx.Done():
-					err = ctx.Err()
-				}
-				mu.Lock()
-				late[i] = err
-				mu.Unlock()
-				return ctx.Value(key{}).(string), err
-			})
-		if took := time.Since(start); took != 2*time.Second {
-			t.Errorf("Run took %v, want ctx's 2s", took)
-		}
-		if diff := cmp.Diff([]string{"v", "", "", "v"}, vals); diff != "" {
-			t.Errorf("values (-want +got):\n%s", diff)
-		}
-		want := []error{nil, context.DeadlineExceeded, context.DeadlineExceeded, nil}
-		if diff := cmp.Diff(want, errs, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("errors (-want +got):\n%s", diff)
-		}
-		finished.Wait() // every task ran to its end after Run returned
-		if took := time.Since(start); took != 5*time.Second {
-			t.Errorf("the background tasks ended at %v, want the third's Timeout at 5s", took)
-		}
-		wantLate := map[int]error{0: nil, 1: nil, 2: context.DeadlineExceeded, 3: nil}
-		if diff := cmp.Diff(wantLate, late, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("background outcomes (-want +got):\n%s", diff)
-		}
-	})
-}
-
-// TestDetachedTasksStartAfterContextEnded: detached, every task starts even
-// when ctx ended before Run (a cache fill the caller no longer waits for).
-func TestDetachedTasksStartAfterContextEnded(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		cancel()
-		var ran atomic.Int32
-		var finished sync.WaitGroup
-		finished.Add(3)
-		_, errs := fanout.Run(ctx, 3, fanout.Options{Detach: true}, func(context.Context, int) (int, error) {
-			defer finished.Done()
-			ran.Add(1)
-			return 0, nil
-		})
-		finished.Wait()
-		if ran.Load() != 3 {
-			t.Errorf("%d of 3 tasks ran", ran.Load())
-		}
-		if len(errs) != 3 {
-			t.Errorf("%d errors, want 3", len(errs))
 		}
 	})
 }
