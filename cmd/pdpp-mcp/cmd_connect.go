@@ -147,7 +147,7 @@ func runConnect(ctx context.Context, args []string, env func(string) string, std
 	absRoot, _ := filepath.Abs(f.cacheRoot)
 	absPath, _ := filepath.Abs(path)
 	fmt.Fprintf(stdout, "Connected to %s\nStored the scoped credential and its refresh token in %s\nRun the stdio server with: pdpp-mcp --provider-url %s --cache-root %s\n",
-		f.providerURL, absPath, f.providerURL, shellQuote(absRoot))
+		f.providerURL, absPath, f.providerURL, credcache.ShellQuote(absRoot))
 	return exitOK
 }
 
@@ -230,23 +230,23 @@ func selectionParams(sel hosted.SignInSelection) []oauth2.AuthCodeOption {
 // selection, for the cache's renew_with (named in credential_expired
 // advice). Paths are made absolute: the advice may be followed elsewhere.
 func renewCommand(f connectFlags) string {
-	parts := []string{"pdpp-mcp", "connect", shellQuote(f.providerURL)}
+	parts := []string{"pdpp-mcp", "connect", credcache.ShellQuote(f.providerURL)}
 	if f.detailsFile != "" {
 		abs, err := filepath.Abs(f.detailsFile)
 		if err != nil {
 			abs = f.detailsFile
 		}
-		parts = append(parts, "--sign-in-details", shellQuote(abs))
+		parts = append(parts, "--sign-in-details", credcache.ShellQuote(abs))
 	}
 	if f.selection.ConnectorID != "" {
-		parts = append(parts, "--connector", shellQuote(f.selection.ConnectorID))
+		parts = append(parts, "--connector", credcache.ShellQuote(f.selection.ConnectorID))
 	}
 	if f.cacheRoot != ".pdpp" {
 		abs, err := filepath.Abs(f.cacheRoot)
 		if err != nil {
 			abs = f.cacheRoot
 		}
-		parts = append(parts, "--cache-root", shellQuote(abs))
+		parts = append(parts, "--cache-root", credcache.ShellQuote(abs))
 	}
 	if cmd := strings.Join(parts, " "); len(cmd) <= maxRenewWith {
 		return cmd
@@ -256,17 +256,6 @@ func renewCommand(f connectFlags) string {
 
 // maxRenewWith is the longest renew_with the cache reader accepts.
 const maxRenewWith = 200
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 func randomHex(n int) string {
 	b := make([]byte, n)

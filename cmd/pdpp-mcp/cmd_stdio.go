@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -144,7 +143,7 @@ func runStdio(ctx context.Context, args []string, env func(string) string, stdou
 	// The cache names what renews it (the demo's names the demo); a cache
 	// another tool wrote names nothing, and then signing in again with
 	// this binary does.
-	reconnect := renewCommand(connectFlags{providerURL: providerURL, cacheRoot: absCacheRoot(f.cacheRoot)})
+	reconnect := credcache.ConnectCommand(providerURL, f.cacheRoot)
 	if renew := credcache.RenewCommand(f.cacheRoot, providerURL); renew != "" {
 		reconnect = renew
 	}
@@ -284,14 +283,4 @@ func ownerTokens(ctx context.Context, srv *adapter.Server, grants []adapter.Gran
 	}
 	wg.Wait()
 	return owner
-}
-
-// absCacheRoot is root made absolute, for advice a person follows in
-// another terminal (whose directory is not this process's); root as it is
-// when it cannot be.
-func absCacheRoot(root string) string {
-	if abs, err := filepath.Abs(root); err == nil {
-		return abs
-	}
-	return root
 }

@@ -213,7 +213,7 @@ func Load(cacheRoot, providerURL string, now time.Time) ([]Token, string, error)
 		return nil, "", err
 	}
 	norm, _ := NormalizeProviderURL(providerURL)
-	l := cacheLoad{path: path, norm: norm, guidance: fmt.Sprintf("Run `%s` and try again.", connectCommand(cacheRoot, norm))}
+	l := cacheLoad{path: path, norm: norm, guidance: fmt.Sprintf("Run `%s` and try again.", ConnectCommand(norm, cacheRoot))}
 	cf, err := l.readFile()
 	if err != nil {
 		return nil, path, err
@@ -372,22 +372,28 @@ func usableBearer(tok, tokenType string) bool {
 	return bearer.WellFormed(tok)
 }
 
-// connectCommand is the command that signs in to providerURL and writes
-// this cache: `pdpp-mcp connect` with the cache root made absolute (the
-// advice is followed in another terminal, whose directory is not the
-// adapter's).
-func connectCommand(cacheRoot, providerURL string) string {
-	cmd := "pdpp-mcp connect " + providerURL
+// ConnectCommand is the command that signs in to providerURL and writes
+// the cache under cacheRoot: `pdpp-mcp connect` with the cache root made
+// absolute (the advice is followed in another terminal, whose directory
+// is not the adapter's), each word shell-quoted.
+func ConnectCommand(providerURL, cacheRoot string) string {
+	cmd := "pdpp-mcp connect " + ShellQuote(providerURL)
 	if cacheRoot == "" {
 		return cmd
 	}
 	if abs, err := filepath.Abs(cacheRoot); err == nil {
 		cacheRoot = abs
 	}
-	if strings.ContainsFunc(cacheRoot, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	return cmd + " --cache-root " + ShellQuote(cacheRoot)
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but
+// characters that need no quoting in a path or URL.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
 	}) {
-		cacheRoot = "'" + strings.ReplaceAll(cacheRoot, "'", `'\''`) + "'"
+		return s
 	}
-	return cmd + " --cache-root " + cacheRoot
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
