@@ -26,46 +26,43 @@ func reportRefusal(ctx context.Context, err error) {
 	}
 }
 
+// reported passes one read's outcome on once its refusal, if any, is
+// reported: reported[T](ctx)(r.c.Read(ctx, …)).
+func reported[T any](ctx context.Context) func(T, *rsclient.Response, error) (T, *rsclient.Response, error) {
+	return func(v T, resp *rsclient.Response, err error) (T, *rsclient.Response, error) {
+		reportRefusal(ctx, err)
+		return v, resp, err
+	}
+}
+
 // Schema is rsclient.Client.Schema, its refusal reported.
 func (r rsReads) Schema(ctx context.Context, bearer string, q rsclient.SchemaQuery) (json.RawMessage, *rsclient.Response, error) {
-	body, resp, err := r.c.Schema(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return body, resp, err
+	return reported[json.RawMessage](ctx)(r.c.Schema(ctx, bearer, q))
 }
 
 // Records is rsclient.Client.Records, its refusal reported.
 func (r rsReads) Records(ctx context.Context, bearer string, q rsclient.RecordsQuery) (*rsclient.RecordList, *rsclient.Response, error) {
-	list, resp, err := r.c.Records(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return list, resp, err
+	return reported[*rsclient.RecordList](ctx)(r.c.Records(ctx, bearer, q))
 }
 
 // Record is rsclient.Client.Record, its refusal reported.
 func (r rsReads) Record(ctx context.Context, bearer string, q rsclient.RecordQuery) (*rsclient.Record, *rsclient.Response, error) {
-	rec, resp, err := r.c.Record(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return rec, resp, err
+	return reported[*rsclient.Record](ctx)(r.c.Record(ctx, bearer, q))
 }
 
 // FieldWindow is rsclient.Client.FieldWindow, its refusal reported.
 func (r rsReads) FieldWindow(ctx context.Context, bearer string, q rsclient.FieldWindowQuery) (*rsclient.FieldWindow, *rsclient.Response, error) {
-	fw, resp, err := r.c.FieldWindow(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return fw, resp, err
+	return reported[*rsclient.FieldWindow](ctx)(r.c.FieldWindow(ctx, bearer, q))
 }
 
 // Aggregate is rsclient.Client.Aggregate, its refusal reported.
 func (r rsReads) Aggregate(ctx context.Context, bearer string, q rsclient.AggregateQuery) (*rsclient.Aggregation, *rsclient.Response, error) {
-	agg, resp, err := r.c.Aggregate(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return agg, resp, err
+	return reported[*rsclient.Aggregation](ctx)(r.c.Aggregate(ctx, bearer, q))
 }
 
 // Search is rsclient.Client.Search, its refusal reported.
 func (r rsReads) Search(ctx context.Context, bearer string, q rsclient.SearchQuery) (*rsclient.SearchPage, *rsclient.Response, error) {
-	page, resp, err := r.c.Search(ctx, bearer, q)
-	reportRefusal(ctx, err)
-	return page, resp, err
+	return reported[*rsclient.SearchPage](ctx)(r.c.Search(ctx, bearer, q))
 }
 
 // ProtectedResourceMetadata is rsclient.Client.ProtectedResourceMetadata:
