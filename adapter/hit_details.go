@@ -144,14 +144,7 @@ func (s *Server) fillHitDetails(ctx context.Context, fields *streamFields, p *se
 		if (want.title == "" && want.time == "") || h.grant.Bearer == "" {
 			continue
 		}
-		read := newHitDetailRead(h, want)
-		if d, err, ok := s.hitDetails.c.Peek(read.key); ok {
-			if err == nil {
-				h.applyDetails(d, want)
-			}
-			continue
-		}
-		reads = append(reads, titleRead{hit: i, read: read})
+		reads = append(reads, titleRead{hit: i, read: newHitDetailRead(h, want)})
 	}
 	// Reads that bring a title go first: an RS that serves a wave one read
 	// after another (the reference RS) then spends the budget on the
