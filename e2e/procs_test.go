@@ -24,6 +24,23 @@ func startBounded(t testing.TB, cmd *exec.Cmd) {
 	watchProcess(t, cmd, true)
 }
 
+// startReady starts cmd as startBounded does and returns the first line
+// it writes to stdout (its ready line), waiting at most 30 s; what names
+// the process in a failure.
+func startReady(t testing.TB, cmd *exec.Cmd, what string) string {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startBounded(t, cmd)
+	line, err := readLine(out, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return line
+}
+
 // watchProcess kills an already started cmd by PID at cleanup or after
 // serverTimeout. reap waits for it too; false when its starter (the Go
 // SDK's CommandTransport) already waits for it, as Wait may run only once.
@@ -60,15 +77,7 @@ func startServeEnv(t testing.TB, logPrefix string, env []string) (string, *exec.
 		cmd.Env = append(os.Environ(), env...)
 	}
 	cmd.Stderr = &testLogWriter{t: t, prefix: logPrefix}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(stdout, 30*time.Second)
-	if err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	line := startReady(t, cmd, "serve")
 	m := serveReady.FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("serve ready line %q does not match %v", line, serveReady)

@@ -83,15 +83,7 @@ func (d *realDemo) start() {
 	cmd := exec.Command(binPath, d.args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.home, "XDG_CACHE_HOME=" + filepath.Join(d.home, ".cache")}
 	cmd.Stderr = teeWriter{d.log, &testLogWriter{t: t, prefix: "demo: "}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(out, 30*time.Second)
-	if err != nil {
-		t.Fatalf("demo --real-auth: %v", err)
-	}
+	line := startReady(t, cmd, "demo --real-auth")
 	var r demoReadyJSON
 	if err := json.Unmarshal([]byte(line), &r); err != nil || r.MCPURL == "" {
 		t.Fatalf("demo ready line %q: %v", line, err)
@@ -170,24 +162,18 @@ func countStatus(statuses []int, status int) int {
 	return n
 }
 
-// startBareServe runs `serve` against rsURL without the sign-in front (no
-// --sign-in-details): a generic sign-in there reaches the RS's AS as is.
-// It returns the MCP URL and the access log.
-func startBareServe(t *testing.T, rsURL string) (string, *syncBuffer) {
+// serveLogged runs `serve` against rsURL with extra flags and the JSON
+// access log, and returns its MCP URL and the log. Without extra flags
+// there is no sign-in front (no --sign-in-details): a generic sign-in
+// there reaches the RS's AS as is.
+func serveLogged(t *testing.T, rsURL string, extra ...string) (string, *syncBuffer) {
 	t.Helper()
 	log := &syncBuffer{}
-	cmd := exec.Command(binPath, "serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0", "--log-level", "info", "--log-format", "json")
+	cmd := exec.Command(binPath, append([]string{"serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0",
+		"--log-level", "info", "--log-format", "json"}, extra...)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	cmd.Stderr = teeWriter{log, &testLogWriter{t: t, prefix: "serve: "}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(out, 30*time.Second)
-	if err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	line := startReady(t, cmd, "serve")
 	m := serveReady.FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("serve ready line %q does not match %v", line, serveReady)
@@ -242,7 +228,7 @@ func TestTypeScriptSDKRealAuth(t *testing.T) {
 	})
 	t.Run("no_front", func(t *testing.T) {
 		t.Parallel()
-		bare, log := startBareServe(t, demo.ready.RSURL)
+		bare, log := serveLogged(t, demo.ready.RSURL)
 		s := runOAuthScenario(t, modules, bare, "package")
 		if st := s.Steps["sign_in"]; st.OK || !st.TokenIssued || st.HasWork || st.HasPersonal {
 			t.Errorf("sign-in without the front: %+v; want a token issued and then refused, no data", st)
@@ -458,7 +444,7 @@ func TestHostsPackageToken(t *testing.T) {
 	for _, host := range realAuthHosts() {
 		t.Run(host.name, func(t *testing.T) {
 			t.Parallel()
-			bare, log := startBareServe(t, demo.ready.RSURL)
+			bare, log := serveLogged(t, demo.ready.RSURL)
 			h := newHostRun(t, host.name, []scriptStep{readBothStep(nil)})
 			host.signIn(t, h, bare)
 			out, err := host.turn(t, h)

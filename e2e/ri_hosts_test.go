@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -182,31 +181,6 @@ func riForm(u string, form url.Values, accept string) (*http.Response, error) {
 	return noRedirects.Do(req)
 }
 
-// riServeLogged runs `serve` over the reference RS with extra flags and
-// the JSON access log, and returns its MCP URL and the log.
-func riServeLogged(t *testing.T, ri *ritest.RI, extra ...string) (string, *syncBuffer) {
-	t.Helper()
-	log := &syncBuffer{}
-	cmd := exec.Command(binPath, append([]string{"serve", "--provider-url", ri.RSURL, "--addr", "127.0.0.1:0",
-		"--log-level", "info", "--log-format", "json"}, extra...)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	cmd.Stderr = teeWriter{log, &testLogWriter{t: t, prefix: "serve: "}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(out, 30*time.Second)
-	if err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	m := serveReady.FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("serve ready line %q does not match %v", line, serveReady)
-	}
-	return m[1], log
-}
-
 // riOAuthSummary is node/oauth.mjs's summary with what the ri scenario
 // adds.
 type riOAuthSummary struct {
@@ -273,7 +247,7 @@ func TestRITypeScriptSDKSignIn(t *testing.T) {
 			t.Fatalf("refresh: %v", err)
 		}
 		t.Logf("the RI refuses a search cursor of the token before a refresh under the refreshed one: %s", riCursorRefusal(t, ri.RSURL, before.AccessToken, after.AccessToken))
-		front, log := riServeLogged(t, ri, "--sign-in-details", riDetails(t, ri))
+		front, log := serveLogged(t, ri.RSURL, "--sign-in-details", riDetails(t, ri))
 		s := runRIOAuthScenario(t, modules, front, "ri", ri, "OTHER_TOKEN="+other.AccessToken)
 		ignore := cmpopts.IgnoreFields(oauthStep{}, "Error", "HasRecord")
 		want := map[string]oauthStep{
@@ -356,7 +330,7 @@ func TestRITypeScriptSDKSignIn(t *testing.T) {
 	})
 	t.Run("no_front", func(t *testing.T) {
 		t.Parallel()
-		bare, log := riServeLogged(t, ri)
+		bare, log := serveLogged(t, ri.RSURL)
 		s := runRIOAuthScenario(t, modules, bare, "package", ri)
 		st := s.Steps["sign_in"]
 		w := s.Wire
@@ -451,7 +425,7 @@ func TestRIHostsSignIn(t *testing.T) {
 	for _, host := range realAuthHosts() {
 		t.Run(host.name, func(t *testing.T) {
 			t.Parallel()
-			front, log := riServeLogged(t, ri, "--sign-in-details", riDetails(t, ri))
+			front, log := serveLogged(t, ri.RSURL, "--sign-in-details", riDetails(t, ri))
 			// Between the two reads the host's refresh token is spent and
 			// presented again: the AS revokes the grant.
 			var reuse struct {

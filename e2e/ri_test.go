@@ -53,15 +53,7 @@ func riServe(t *testing.T, provider string) string {
 	cmd := exec.Command(binPath, "serve", "--provider-url", provider, "--addr", "127.0.0.1:0")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), waitForDetails}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "serve: "}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(stdout, 30*time.Second)
-	if err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	line := startReady(t, cmd, "serve")
 	m := serveReady.FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("serve ready line %q does not match %v", line, serveReady)

@@ -418,15 +418,7 @@ func startBoundedMockRS(t *testing.T, args ...string) mockRSSummary {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"mockrs", "--addr", "127.0.0.1:0", "--json"}, args...)...)
 	cmd.Stderr = &testLogWriter{t: t, prefix: "mockrs: "}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startBounded(t, cmd)
-	line, err := readLine(out, 30*time.Second)
-	if err != nil {
-		t.Fatalf("mockrs: %v", err)
-	}
+	line := startReady(t, cmd, "mockrs")
 	var sum mockRSSummary
 	if err := json.Unmarshal([]byte(line), &sum); err != nil || sum.RSURL == "" {
 		t.Fatalf("mockrs ready line %q: %v", line, err)
