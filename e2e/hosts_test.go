@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 )
 
 // The real MCP hosts: Claude Code and Codex, pinned in node/package-lock.json
@@ -193,7 +194,7 @@ func startDemo(t *testing.T) demoSetup {
 	cmd := exec.Command(binPath, "demo", "--addr", "127.0.0.1:0", "--rs-addr", "127.0.0.1:0")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
 	cmd.Stderr = &testLogWriter{t: t, prefix: "demo: "}
-	var out syncBuffer
+	var out testenv.Output
 	cmd.Stdout = &out
 	startBounded(t, cmd)
 	// The setup is printed in one write once both servers listen (a pipe
@@ -202,7 +203,7 @@ func startDemo(t *testing.T) demoSetup {
 		return demoReadyLine.MatchString(got) && strings.Contains(got, "claude mcp ") && strings.Contains(got, "codex mcp ") &&
 			strings.Contains(got, demoSetupEnd)
 	}
-	if !out.await(complete, 30*time.Second) {
+	if !out.Await(complete, 30*time.Second) {
 		t.Fatalf("demo printed no complete setup within 30s:\n%s", out.String())
 	}
 	got := out.String()
@@ -212,54 +213,6 @@ func startDemo(t *testing.T) demoSetup {
 
 // demoSetupEnd is the last line of the demo's printed setup.
 const demoSetupEnd = "Press Ctrl-C to stop.\n"
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{} // closed and replaced at every write; nil until awaited
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.written != nil {
-		close(b.written)
-		b.written = nil
-	}
-	return b.b.Write(p)
-}
-
-// await returns once done holds for what was written, or false when
-// within passes first (only a hang takes that long): it wakes at each
-// write rather than polling.
-func (b *syncBuffer) await(done func(string) bool, within time.Duration) bool {
-	timeout := time.NewTimer(within)
-	defer timeout.Stop()
-	for {
-		b.mu.Lock()
-		if done(b.b.String()) {
-			b.mu.Unlock()
-			return true
-		}
-		if b.written == nil {
-			b.written = make(chan struct{})
-		}
-		written := b.written
-		b.mu.Unlock()
-		select {
-		case <-written:
-		case <-timeout.C:
-			return false
-		}
-	}
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // claudeNeedsSignIn is the status `claude mcp list` shows (Claude Code
 // 2.x, offline) for an HTTP server whose 401 challenge leads to an
@@ -475,7 +428,7 @@ func claudeSignInWith(t *testing.T, dir string, env []string, browse hostBrowser
 	defer cancel()
 	cmd := exec.CommandContext(ctx, scriptBin, "-qfc", "claude mcp login "+hostedServerKey, os.DevNull)
 	cmd.Dir, cmd.Env = dir, env
-	var out syncBuffer
+	var out testenv.Output
 	cmd.Stdout, cmd.Stderr = &out, &out
 	playBrowser(t, cmd, &out, "claude mcp login", "Authenticated with", browse)
 }
@@ -501,7 +454,7 @@ func followAuthorize(authorize string) (string, error) {
 // playBrowser starts cmd, waits for the authorize URL in its output,
 // opens it with browse, and requires cmd to exit 0 with success in its
 // output.
-func playBrowser(t *testing.T, cmd *exec.Cmd, out *syncBuffer, what, success string, browse hostBrowser) {
+func playBrowser(t *testing.T, cmd *exec.Cmd, out *testenv.Output, what, success string, browse hostBrowser) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -560,7 +513,7 @@ func codexSignInWith(t *testing.T, env []string, script string, browse hostBrows
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir, cmd.Env = t.TempDir(), env
-	var out syncBuffer
+	var out testenv.Output
 	cmd.Stdout, cmd.Stderr = &out, &out
 	playBrowser(t, cmd, &out, "codex mcp add", "Successfully logged in", browse)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
 
@@ -37,7 +38,7 @@ type realDemo struct {
 	ready demoReadyJSON
 	// log is the demo's stderr across every run: the adapter's access log
 	// (JSON, one line per request with its status).
-	log *syncBuffer
+	log *testenv.Output
 }
 
 // demoReadyJSON is the part of `demo --json`'s line the tests read.
@@ -66,7 +67,7 @@ func freeLoopbackAddr(t *testing.T) string {
 func startRealDemo(t *testing.T, ttl time.Duration) *realDemo {
 	t.Helper()
 	home := t.TempDir()
-	d := &realDemo{t: t, home: home, log: &syncBuffer{}, args: []string{"demo", "--real-auth", "--json",
+	d := &realDemo{t: t, home: home, log: &testenv.Output{}, args: []string{"demo", "--real-auth", "--json",
 		"--addr", freeLoopbackAddr(t), "--rs-addr", freeLoopbackAddr(t), "--cache-root", filepath.Join(home, "cache"),
 		"--token-ttl", ttl.String(), "--log-level", "info", "--log-format", "json"}}
 	d.start()
@@ -166,9 +167,9 @@ func countStatus(statuses []int, status int) int {
 // access log, and returns its MCP URL and the log. Without extra flags
 // there is no sign-in front (no --sign-in-details): a generic sign-in
 // there reaches the RS's AS as is.
-func serveLogged(t *testing.T, rsURL string, extra ...string) (string, *syncBuffer) {
+func serveLogged(t *testing.T, rsURL string, extra ...string) (string, *testenv.Output) {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &testenv.Output{}
 	cmd := exec.Command(binPath, append([]string{"serve", "--provider-url", rsURL, "--addr", "127.0.0.1:0",
 		"--log-level", "info", "--log-format", "json"}, extra...)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}

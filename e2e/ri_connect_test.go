@@ -15,6 +15,7 @@ import (
 
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
 	"github.com/pdpp/pdpp-mcp/internal/ritest"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 )
 
 // riDetails is the sign-in selection the reference AS grants: both seeded
@@ -119,7 +120,7 @@ func TestRIConnectAndRenewal(t *testing.T) {
 		t.Fatalf("the cache holds no refresh token or grant: %v keys", len(first))
 	}
 
-	stderr := &syncBuffer{}
+	stderr := &testenv.Output{}
 	cmd := exec.Command(binPath, "--provider-url", ri.RSURL, "--cache-root", root)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, waitForDetails}
 	cmd.Stderr = stderr

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pdpp/pdpp-mcp/internal/credcache"
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest"
 	"github.com/pdpp/pdpp-mcp/rsclient/rstest/demodata"
 )
@@ -75,7 +76,7 @@ func connectProcess(t *testing.T, bin, dir string, browse func(string), args ...
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	cmd.WaitDelay = 5 * time.Second
-	var stdout lockedBuffer
+	var stdout testenv.Output
 	cmd.Stdout = &stdout
 	pr, err := cmd.StderrPipe()
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,54 +28,6 @@ type runResult struct {
 	stdout, stderr string
 }
 
-// lockedBuffer is a bytes.Buffer safe for the exec copier and the test.
-type lockedBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	written chan struct{} // closed and replaced at every write; nil until awaited
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.written != nil {
-		close(b.written)
-		b.written = nil
-	}
-	return b.buf.Write(p)
-}
-
-// waitFor returns once the buffer holds s, or false when within passes
-// first (only a hang takes that long): it wakes at each write rather than
-// polling.
-func (b *lockedBuffer) waitFor(s string, within time.Duration) bool {
-	timeout := time.NewTimer(within)
-	defer timeout.Stop()
-	for {
-		b.mu.Lock()
-		if strings.Contains(b.buf.String(), s) {
-			b.mu.Unlock()
-			return true
-		}
-		if b.written == nil {
-			b.written = make(chan struct{})
-		}
-		written := b.written
-		b.mu.Unlock()
-		select {
-		case <-written:
-		case <-timeout.C:
-			return false
-		}
-	}
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // runBinary runs bin with exactly env (nothing inherited but PATH), in
 // dir. Like a real MCP client it keeps stdin open until every request in
 // stdin has a response line (mcp-go cancels in-flight calls at EOF), then
@@ -91,7 +42,7 @@ func runBinary(t *testing.T, bin, dir string, env map[string]string, stdin strin
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var stdout, stderr lockedBuffer
+	var stdout, stderr testenv.Output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	pw, err := cmd.StdinPipe()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pdpp/pdpp-mcp/internal/testenv"
 )
 
 // TestServeStdoutAndSIGTERM: serve's stdout is one JSON ready line (no
@@ -23,7 +25,7 @@ func TestServeStdoutAndSIGTERM(t *testing.T) {
 	cmd := exec.Command(bin, "serve", "--provider-url", "http://127.0.0.1:1", "--addr", "127.0.0.1:0",
 		"--metrics-addr", metrics, "--shutdown-timeout", "2s")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	var stderr lockedBuffer
+	var stderr testenv.Output
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -25,7 +25,7 @@ type stdioSession struct {
 	t      *testing.T
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *lockedBuffer
+	stderr *testenv.Output
 	id     int
 }
 
@@ -35,7 +35,7 @@ func startStdio(t *testing.T, bin, dir string, args ...string) *stdioSession {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Output{}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
@@ -301,7 +301,7 @@ func TestStdioClosedStdinCancelsInFlightCalls(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages","limit":2}}}`)
 	reads.Await(t, 1, 10*time.Second)
 	_ = s.stdin.Close()
-	if !s.stderr.waitFor(`"tool":"query_records"`, 20*time.Second) {
+	if !s.stderr.WaitFor(`"tool":"query_records"`, 20*time.Second) {
 		t.Fatalf("no log line for the cancelled call; stderr:\n%s", s.stderr.String())
 	}
 	log := s.stderr.String()
